@@ -1,0 +1,169 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+)
+
+// Message is one decoded JSON-RPC message: a request (Method and ID), a
+// notification (Method, no ID), or a response (ID with Result or Error).
+// Its byte slices point into the buffer given to Decode.
+type Message struct {
+	ID     ID
+	Method string
+	// Params is the raw params value, or nil when absent.
+	Params json.RawMessage
+	// Result and Error are set on responses only.
+	Result json.RawMessage
+	Error  *Error
+}
+
+// IsRequest reports whether m is a request (it expects a response).
+func (m *Message) IsRequest() bool { return m.Method != "" && m.ID.IsValid() }
+
+// IsNotification reports whether m is a notification.
+func (m *Message) IsNotification() bool { return m.Method != "" && !m.ID.IsValid() }
+
+// IsResponse reports whether m is a response to a request the receiver sent.
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// Decode parses one JSON-RPC message. On failure it returns an *Error with
+// CodeParseError (not JSON) or CodeInvalidRequest (JSON, but not a valid
+// single JSON-RPC message), and the returned Message carries the request id
+// when it could be read so that the error response can echo it.
+//
+// Decode does not allocate for the envelope of a request whose method is one
+// of the methods MCP defines. The Message refers to data; data must not be
+// modified while the Message is in use.
+func Decode(data []byte) (Message, *Error) {
+	var msg Message
+	if !json.Valid(data) {
+		return msg, &Error{Code: CodeParseError, Message: "Parse error: the message is not valid JSON"}
+	}
+	switch jsonscan.Kind(data) {
+	case '{':
+	case '[':
+		return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: batches are not supported"}
+	default:
+		return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"}
+	}
+	var (
+		version, idRaw, method []byte
+		hasID, hasMethod       bool
+		hasResult, hasError    bool
+		errRaw                 []byte
+	)
+	it, _ := jsonscan.Object(data)
+	var m jsonscan.Member
+	for it.Next(&m) {
+		key := string(m.Key)
+		if m.Escaped {
+			if s, ok := jsonscan.String(append(append([]byte{'"'}, m.Key...), '"')); ok {
+				key = s
+			}
+		}
+		switch key {
+		case "jsonrpc":
+			version = m.Value
+		case "id":
+			idRaw, hasID = m.Value, true
+		case "method":
+			method, hasMethod = m.Value, true
+		case "params":
+			msg.Params = m.Value
+		case "result":
+			msg.Result, hasResult = m.Value, true
+		case "error":
+			errRaw, hasError = m.Value, true
+		}
+	}
+	if hasID {
+		if string(idRaw) == "null" {
+			if hasMethod {
+				return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: id must not be null"}
+			}
+		} else if !validID(idRaw) {
+			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: id must be a string or an integer"}
+		} else {
+			msg.ID = ID{raw: idRaw}
+		}
+	}
+	if !jsonscan.StringEqual(version, Version) {
+		return msg, &Error{Code: CodeInvalidRequest, Message: `Invalid Request: "jsonrpc" must be "2.0"`}
+	}
+	if hasMethod {
+		name, ok := methodName(method)
+		if !ok || name == "" {
+			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: method must be a non-empty string"}
+		}
+		msg.Method = name
+		if msg.Params != nil {
+			switch jsonscan.Kind(msg.Params) {
+			case '{':
+			case 'n': // params: null is treated as absent
+				msg.Params = nil
+			default:
+				return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: params must be an object"}
+			}
+		}
+		msg.Result = nil
+		return msg, nil
+	}
+	// A response.
+	if !msg.ID.IsValid() && !hasError {
+		return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message needs a method, or an id with a result or error"}
+	}
+	switch {
+	case hasResult && !hasError:
+		return msg, nil
+	case hasError && !hasResult:
+		var e Error
+		if err := json.Unmarshal(errRaw, &e); err != nil {
+			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: malformed error object"}
+		}
+		msg.Error = &e
+		return msg, nil
+	}
+	return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a response needs exactly one of result and error"}
+}
+
+// methodName decodes a method string, returning the constant string for the
+// methods MCP defines so that the common case does not allocate.
+func methodName(v []byte) (string, bool) {
+	raw, ok := jsonscan.StringBytes(v)
+	if !ok {
+		return "", false
+	}
+	switch string(raw) {
+	case "server/discover":
+		return "server/discover", true
+	case "tools/call":
+		return "tools/call", true
+	case "tools/list":
+		return "tools/list", true
+	case "resources/list":
+		return "resources/list", true
+	case "resources/read":
+		return "resources/read", true
+	case "resources/templates/list":
+		return "resources/templates/list", true
+	case "prompts/list":
+		return "prompts/list", true
+	case "prompts/get":
+		return "prompts/get", true
+	case "completion/complete":
+		return "completion/complete", true
+	case "subscriptions/listen":
+		return "subscriptions/listen", true
+	case "notifications/cancelled":
+		return "notifications/cancelled", true
+	case "initialize":
+		return "initialize", true
+	case "notifications/initialized":
+		return "notifications/initialized", true
+	case "ping":
+		return "ping", true
+	}
+	return jsonscan.String(v)
+}

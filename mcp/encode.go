@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+var b64 = base64.RawURLEncoding
+
+// Result types of revision 2026-07-28.
+const (
+	resultComplete      = "complete"
+	resultInputRequired = "input_required"
+)
+
+// appendResultObject is the one encoder of result objects. It appends body
+// (an encoded JSON object without _meta) with resultType first, the cache
+// hints when cacheable, and _meta carrying serverInfo merged with userMeta
+// (an encoded JSON object, or nil).
+func (s *Server) appendResultObject(dst []byte, resultType string, cacheable bool, body, userMeta []byte) []byte {
+	dst = append(dst, `{"resultType":"`...)
+	dst = append(dst, resultType...)
+	dst = append(dst, '"')
+	if cacheable {
+		dst = append(dst, ',')
+		dst = append(dst, s.cacheHint...)
+	}
+	if inner := objectInner(body); len(inner) > 0 {
+		dst = append(dst, ',')
+		dst = append(dst, inner...)
+	}
+	dst = append(dst, `,"_meta":{`...)
+	dst = append(dst, s.serverInfo...)
+	if inner := objectInner(userMeta); len(inner) > 0 {
+		dst = append(dst, ',')
+		dst = append(dst, inner...)
+	}
+	return append(dst, "}}"...)
+}
+
+// objectInner returns the members of an encoded JSON object without the
+// braces, trimmed of space.
+func objectInner(obj []byte) []byte {
+	i := jsonscan.SkipSpace(obj, 0)
+	j := len(obj)
+	for j > i && (obj[j-1] == ' ' || obj[j-1] == '\n' || obj[j-1] == '\t' || obj[j-1] == '\r') {
+		j--
+	}
+	if j-i < 2 || obj[i] != '{' {
+		return nil
+	}
+	inner := obj[i+1 : j-1]
+	k := jsonscan.SkipSpace(inner, 0)
+	return inner[k:]
+}
+
+// appendMember appends `"key":value`.
+func appendMember(dst []byte, key string, value []byte) []byte {
+	dst = jsonrpc.AppendString(dst, key)
+	dst = append(dst, ':')
+	return append(dst, value...)
+}
+
+// mustMarshal encodes v, which must be encodable (a value built by this
+// package).
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: encoding %T: %v", v, err))
+	}
+	return b
+}

@@ -1,0 +1,175 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Incoming is one JSON-RPC request as a transport received it.
+type Incoming struct {
+	// Message is the decoded request. Its slices point into the transport's
+	// buffer, which must stay unchanged until Handle returns.
+	Message *jsonrpc.Message
+	// Header holds the HTTP request headers on Streamable HTTP, and is nil
+	// on transports without headers (stdio). Header checks run only when it
+	// is non-nil.
+	Header http.Header
+}
+
+// Notifier receives the notifications that relate to one request (progress,
+// log messages, subscription events) while the request is handled. Each call
+// passes one complete JSON-RPC message without a trailing newline; the slice
+// is only valid during the call. Notify is called from the handler's
+// goroutines and must be safe for concurrent use. Notifications sent after
+// Handle returned are dropped before they reach the Notifier.
+type Notifier interface {
+	Notify(msg []byte)
+}
+
+// Handle serves one JSON-RPC request: it validates the request, runs the
+// method, and appends the complete JSON-RPC response (result or error) to
+// dst, returning it with the HTTP status that the response travels with on
+// Streamable HTTP. It is the single seam where every transport meets the
+// protocol; ctx is cancelled when the client goes away. n may be nil.
+func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+	msg := in.Message
+	if msg.Method == "initialize" {
+		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; this server speaks the stateless MCP protocol without an initialize handshake, versions " + strings.Join(s.versions, ", ")}
+		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
+	}
+	version, rm, perr := s.validate(msg, in.Header)
+	if perr != nil {
+		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
+	}
+	sn := s.snapshot()
+	if msg.Method == "server/discover" {
+		// The hot path: the result is encoded once per snapshot.
+		return jsonrpc.AppendResult(dst, msg.ID, sn.discover), http.StatusOK
+	}
+	h, ok := methods[msg.Method]
+	if !ok {
+		e := methodNotFound(msg.Method)
+		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
+	}
+	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
+	x.info.Header = in.Header
+	mark := len(dst)
+	out, err := h(ctx, x, dst)
+	x.finish()
+	if err != nil {
+		e, ok := asError(err)
+		if !ok {
+			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
+			e = &Error{Code: CodeInternalError, Message: "Internal error"}
+		}
+		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
+	}
+	return out, http.StatusOK
+}
+
+// methodHandler serves one method: it appends the complete JSON-RPC
+// response to dst or returns an error (a *Error for protocol errors).
+type methodHandler func(ctx context.Context, x *exchange, dst []byte) ([]byte, error)
+
+// methods is the table of the methods this package serves. A method whose
+// feature has nothing registered answers -32601 by itself.
+var methods map[string]methodHandler
+
+func init() {
+	methods = map[string]methodHandler{
+		"tools/list": handleToolsList,
+		"tools/call": handleToolsCall,
+	}
+}
+
+func methodNotFound(method string) *Error {
+	return &Error{Code: CodeMethodNotFound, Message: "Method not found: " + method}
+}
+
+// exchange is the server side of one request while it is handled.
+type exchange struct {
+	s        *Server
+	snap     *snapshot
+	id       jsonrpc.ID
+	method   string
+	params   []byte
+	meta     reqMeta
+	version  string
+	info     RequestInfo
+	infoDone bool
+	notifier Notifier
+
+	mu           sync.Mutex
+	done         bool
+	token        []byte // progress token, copied out of the request buffer
+	lastProgress float64
+	sentProgress bool
+}
+
+// requestInfo decodes the typed RequestInfo on first use.
+func (x *exchange) requestInfo() (*RequestInfo, error) {
+	if !x.infoDone {
+		if e := x.meta.decodeInfo(&x.info, x.version); e != nil {
+			return nil, e
+		}
+		if len(x.meta.progressToken) > 0 {
+			x.token = append([]byte(nil), x.meta.progressToken...)
+		}
+		x.infoDone = true
+	}
+	return &x.info, nil
+}
+
+// finish marks the exchange as answered: later notifications are dropped.
+func (x *exchange) finish() {
+	x.mu.Lock()
+	x.done = true
+	x.mu.Unlock()
+}
+
+// notify sends a request-scoped notification unless the request is done.
+func (x *exchange) notify(method string, params []byte) {
+	if x.notifier == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.done {
+		return
+	}
+	buf := x.s.getBuf()
+	*buf = jsonrpc.AppendNotification(*buf, method, params)
+	x.notifier.Notify(*buf)
+	x.s.putBuf(buf)
+}
+
+// cursorParam reads params.cursor of a list request.
+func cursorParam(params []byte) (string, error) {
+	v, ok := jsonscan.Lookup(params, "cursor")
+	if !ok || jsonscan.Kind(v) == 'n' {
+		return "", nil
+	}
+	c, ok := jsonscan.String(v)
+	if !ok {
+		return "", InvalidParams("Invalid params: cursor must be a string")
+	}
+	return c, nil
+}
+
+// decodeParams decodes the request params into v, reporting -32602 on
+// failure.
+func decodeParams(params []byte, v any) error {
+	if len(params) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + err.Error(), Err: err}
+	}
+	return nil
+}

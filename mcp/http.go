@@ -1,0 +1,308 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// ServeHTTP serves the Streamable HTTP transport of revision 2026-07-28 on
+// whatever path the Server is mounted at (conventionally /mcp): one POST per
+// JSON-RPC message, answered with one JSON object, or with an SSE stream when
+// the handler sends notifications before its result. GET and DELETE get 405.
+// The transport only frames bytes: every request goes through Handle.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if e := s.checkOrigin(r); e != nil {
+		writeHTTPError(w, jsonrpc.ID{}, e)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
+		return
+	}
+	if !isJSONContentType(r.Header["Content-Type"]) {
+		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
+		return
+	}
+	buf := s.getBuf()
+	defer s.putBuf(buf)
+	body, err := readBody(r.Body, *buf, s.maxBody)
+	*buf = body[:0]
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
+		} else {
+			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: CodeInvalidRequest, Message: "reading the request body failed"})
+		}
+		return
+	}
+	msg, derr := jsonrpc.Decode(body)
+	if derr != nil {
+		writeHTTPError(w, msg.ID, fromWire(derr))
+		return
+	}
+	if msg.IsNotification() {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if msg.IsResponse() {
+		writeHTTPError(w, jsonrpc.ID{}, errResponseNotExp)
+		return
+	}
+	out := s.getBuf()
+	defer s.putBuf(out)
+	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"])}
+	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header}, sink)
+	*out = resp[:0]
+	sink.finish(resp, status)
+}
+
+// httpSink turns request-scoped notifications into an SSE response stream.
+// Until the first notification the response is undecided; the final
+// response is then written as plain JSON or as the last SSE event.
+type httpSink struct {
+	w        http.ResponseWriter
+	allowSSE bool
+
+	mu      sync.Mutex
+	sse     bool
+	done    bool
+	failed  bool
+	stopKA  chan struct{}
+	scratch []byte
+}
+
+// keepAliveInterval is how often an idle SSE response gets a comment line.
+var keepAliveInterval = 15 * time.Second
+
+func (h *httpSink) Notify(msg []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done || h.failed || !h.allowSSE {
+		return
+	}
+	if !h.sse {
+		h.startSSE()
+	}
+	h.writeEvent(msg)
+}
+
+func (h *httpSink) startSSE() {
+	hd := h.w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no")
+	h.w.WriteHeader(http.StatusOK)
+	h.sse = true
+	h.stopKA = make(chan struct{})
+	go h.keepAlive(h.stopKA)
+}
+
+func (h *httpSink) keepAlive(stop chan struct{}) {
+	t := time.NewTicker(keepAliveInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			h.mu.Lock()
+			if !h.done && !h.failed {
+				if _, err := io.WriteString(h.w, ":\n\n"); err != nil {
+					h.failed = true
+				}
+				http.NewResponseController(h.w).Flush()
+			}
+			h.mu.Unlock()
+		}
+	}
+}
+
+// writeEvent writes one SSE event holding msg. Callers hold h.mu.
+func (h *httpSink) writeEvent(msg []byte) {
+	b := append(h.scratch[:0], "event: message\ndata: "...)
+	b = append(b, msg...)
+	b = append(b, '\n', '\n')
+	h.scratch = b
+	if _, err := h.w.Write(b); err != nil {
+		h.failed = true
+		return
+	}
+	if err := http.NewResponseController(h.w).Flush(); err != nil {
+		h.failed = true
+	}
+}
+
+// finish writes the final response.
+func (h *httpSink) finish(resp []byte, status int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done = true
+	if h.stopKA != nil {
+		close(h.stopKA)
+	}
+	if h.sse {
+		if !h.failed {
+			h.writeEvent(resp)
+		}
+		return
+	}
+	hd := h.w.Header()
+	hd["Content-Type"] = jsonContentType
+	h.w.WriteHeader(status)
+	h.w.Write(resp)
+}
+
+var jsonContentType = []string{"application/json"}
+
+func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(e.HTTPStatus())
+	w.Write(jsonrpc.AppendError(nil, id, e.wire()))
+}
+
+var errTooLarge = errors.New("body too large")
+
+// readBody reads r into buf, failing with errTooLarge past limit bytes.
+func readBody(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, errTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func isJSONContentType(v []string) bool {
+	if len(v) != 1 {
+		return false
+	}
+	if v[0] == "application/json" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(v[0])
+	return err == nil && mt == "application/json"
+}
+
+// acceptsSSE reports whether the client accepts text/event-stream. A missing
+// Accept header accepts everything.
+func acceptsSSE(v []string) bool {
+	if len(v) == 0 {
+		return true
+	}
+	for _, a := range v {
+		if strings.Contains(a, "text/event-stream") || strings.Contains(a, "*/*") || strings.Contains(a, "text/*") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOrigin protects against DNS rebinding: an Origin header must be a
+// loopback origin or allowed by ServerOptions.AllowedOrigins, and a request
+// that reached a loopback address must name a loopback Host or an allowed
+// one.
+func (s *Server) checkOrigin(r *http.Request) *Error {
+	if origins := r.Header["Origin"]; len(origins) > 0 {
+		if !s.originAllowed(origins[0]) {
+			return errForbiddenOrigin
+		}
+	}
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(la) {
+		if !s.hostAllowed(r.Host) {
+			return errForbiddenHost
+		}
+	}
+	return nil
+}
+
+func (s *Server) originAllowed(origin string) bool {
+	for _, o := range s.opts.AllowedOrigins {
+		if o == "*" || o == origin {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return isLoopbackHost(u.Hostname())
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	for _, h := range s.opts.AllowedHosts {
+		if h == "*" || strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	if host == "" {
+		return true // HTTP/1.0 without Host
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, name) {
+			return true
+		}
+	}
+	return isLoopbackHost(name)
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func isLoopbackAddr(a net.Addr) bool {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.IsLoopback()
+	}
+	return false
+}
+
+// NewHTTPServer returns an *http.Server that serves s at path (default
+// "/mcp") on addr, with the limits a public endpoint needs: 64 KiB of
+// headers, read and idle timeouts, and no write timeout (SSE responses are
+// long-lived; handlers are cancelled when the client goes away).
+func (s *Server) NewHTTPServer(addr, path string) *http.Server {
+	if path == "" {
+		path = "/mcp"
+	}
+	mux := http.NewServeMux()
+	mux.Handle(path, s)
+	return &http.Server{
+		Addr:              addr,
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
+	}
+}

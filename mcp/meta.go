@@ -1,0 +1,96 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+)
+
+// RequestInfo is what a request said about itself in its _meta, plus what
+// the transport saw. Handlers receive it with every request; it is read-only.
+type RequestInfo struct {
+	// ProtocolVersion is the revision the request speaks.
+	ProtocolVersion string
+	// ClientInfo is the client's self-reported identity; zero when the
+	// request did not carry one.
+	ClientInfo Implementation
+	// ClientCapabilities are the capabilities declared on this request.
+	// Nothing may be inferred from earlier requests.
+	ClientCapabilities ClientCapabilities
+	// LogLevel is the minimum level the client wants log notifications for,
+	// or "" when it wants none.
+	LogLevel LogLevel
+	// Header holds the HTTP request headers on Streamable HTTP; nil on
+	// stdio.
+	Header http.Header
+}
+
+// reqMeta holds the spans of the reserved _meta members of one request. The
+// spans point into the request buffer.
+type reqMeta struct {
+	present       bool
+	version       []byte // raw JSON string span
+	caps          []byte // raw JSON object span
+	clientInfo    []byte
+	logLevel      []byte
+	progressToken []byte
+}
+
+// scanMeta reads params._meta. It reports a protocol error for a _meta that
+// is present but malformed; absence of required members is reported by the
+// validator so that the validation order stays in one place.
+func scanMeta(params []byte) (reqMeta, *Error) {
+	var rm reqMeta
+	if params == nil {
+		return rm, nil
+	}
+	meta, ok := jsonscan.Lookup(params, "_meta")
+	if !ok {
+		return rm, nil
+	}
+	it, ok := jsonscan.Object(meta)
+	if !ok {
+		return rm, InvalidParams("Invalid params: _meta must be an object")
+	}
+	rm.present = true
+	var m jsonscan.Member
+	for it.Next(&m) {
+		switch {
+		case m.KeyIs(metaProtocolVersion):
+			rm.version = m.Value
+		case m.KeyIs(metaClientCapabilities):
+			rm.caps = m.Value
+		case m.KeyIs(metaClientInfo):
+			rm.clientInfo = m.Value
+		case m.KeyIs(metaLogLevel):
+			rm.logLevel = m.Value
+		case m.KeyIs("progressToken"):
+			rm.progressToken = m.Value
+		}
+	}
+	return rm, nil
+}
+
+// decodeInfo fills a RequestInfo from the scanned _meta. version is the
+// already-validated protocol version.
+func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
+	info.ProtocolVersion = version
+	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) {
+		if err := json.Unmarshal(rm.caps, &info.ClientCapabilities); err != nil {
+			return InvalidParams("Invalid params: malformed " + metaClientCapabilities)
+		}
+	}
+	if len(rm.clientInfo) > 0 {
+		// clientInfo is optional and informational: a malformed one is ignored.
+		_ = json.Unmarshal(rm.clientInfo, &info.ClientInfo)
+	}
+	if len(rm.logLevel) > 0 {
+		s, ok := jsonscan.String(rm.logLevel)
+		if !ok || LogLevel(s).severity() < 0 {
+			return InvalidParams("Invalid params: " + metaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
+		}
+		info.LogLevel = LogLevel(s)
+	}
+	return nil
+}

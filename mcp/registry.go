@@ -1,0 +1,156 @@
+package mcp
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// registry is the mutable set of registered features. It is guarded by
+// Server.mu and turned into an immutable snapshot for serving.
+type registry struct {
+	tools map[string]*toolEntry
+}
+
+func (r *registry) init() {
+	r.tools = make(map[string]*toolEntry)
+}
+
+// snapshot is an immutable view of the registry with everything that can be
+// encoded ahead of time already encoded. Requests load it with one atomic
+// read; registrations swap in a new one.
+type snapshot struct {
+	// discover is the complete server/discover result object.
+	discover []byte
+	caps     ServerCapabilities
+
+	tools     map[string]*toolEntry
+	toolsList *listing
+}
+
+func (r *registry) build(s *Server) *snapshot {
+	sn := &snapshot{}
+	if len(r.tools) > 0 {
+		sn.caps.Tools = &ListCapability{}
+		sn.tools = make(map[string]*toolEntry, len(r.tools))
+		items := make([]listItem, 0, len(r.tools))
+		for name, t := range r.tools {
+			sn.tools[name] = t
+			items = append(items, listItem{key: name, json: t.encoded})
+		}
+		sn.toolsList = newListing(s, "tools", items)
+	}
+	if len(s.opts.Extensions) > 0 {
+		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions))
+		for k, v := range s.opts.Extensions {
+			if v == nil {
+				sn.caps.Extensions[k] = json.RawMessage("{}")
+			} else {
+				sn.caps.Extensions[k] = mustMarshal(v)
+			}
+		}
+	}
+
+	body := []byte(`{"supportedVersions":`)
+	body = append(body, mustMarshal(s.versions)...)
+	body = append(body, `,"capabilities":`...)
+	body = append(body, mustMarshal(sn.caps)...)
+	if s.opts.Instructions != "" {
+		body = append(body, `,"instructions":`...)
+		body = jsonrpc.AppendString(body, s.opts.Instructions)
+	}
+	body = append(body, '}')
+	sn.discover = s.appendResultObject(nil, resultComplete, true, body, nil)
+	return sn
+}
+
+// listItem is one entry of a list result: its sort key and its encoding.
+type listItem struct {
+	key  string
+	json []byte
+}
+
+// listing is a sorted, paginated list result (tools/list and friends). Pages
+// are encoded on first use and kept for the life of the snapshot.
+type listing struct {
+	s     *Server
+	field string
+	items []listItem
+	pages []atomic.Pointer[[]byte]
+}
+
+func newListing(s *Server, field string, items []listItem) *listing {
+	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
+	n := (len(items) + s.pageSize - 1) / s.pageSize
+	if n == 0 {
+		n = 1
+	}
+	return &listing{s: s, field: field, items: items, pages: make([]atomic.Pointer[[]byte], n)}
+}
+
+// page returns the complete result object of the page the cursor names.
+// The cursor is opaque to clients: it encodes the key of the first item of
+// the page, so a cursor stays meaningful across registry changes.
+func (l *listing) page(cursor string) ([]byte, *Error) {
+	start := 0
+	if cursor != "" {
+		key, ok := decodeCursor(cursor)
+		if !ok {
+			return nil, InvalidParams("Invalid params: invalid cursor")
+		}
+		start = sort.Search(len(l.items), func(i int) bool { return l.items[i].key >= key })
+	}
+	ps := l.s.pageSize
+	if start%ps == 0 && start/ps < len(l.pages) {
+		p := &l.pages[start/ps]
+		if b := p.Load(); b != nil {
+			return *b, nil
+		}
+		b := l.encode(start)
+		p.Store(&b)
+		return b, nil
+	}
+	return l.encode(start), nil
+}
+
+func (l *listing) encode(start int) []byte {
+	end := min(start+l.s.pageSize, len(l.items))
+	body := make([]byte, 0, 64+(end-start)*128)
+	body = append(body, '{', '"')
+	body = append(body, l.field...)
+	body = append(body, `":[`...)
+	for i := start; i < end; i++ {
+		if i > start {
+			body = append(body, ',')
+		}
+		body = append(body, l.items[i].json...)
+	}
+	body = append(body, ']')
+	if end < len(l.items) {
+		body = append(body, `,"nextCursor":`...)
+		body = jsonrpc.AppendString(body, encodeCursor(l.items[end].key))
+	}
+	body = append(body, '}')
+	return l.s.appendResultObject(nil, resultComplete, true, body, nil)
+}
+
+const cursorPrefix = "c1:"
+
+func encodeCursor(key string) string {
+	return cursorPrefix + b64.EncodeToString([]byte(key))
+}
+
+func decodeCursor(c string) (string, bool) {
+	rest, ok := strings.CutPrefix(c, cursorPrefix)
+	if !ok {
+		return "", false
+	}
+	b, err := b64.DecodeString(rest)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}

@@ -1,0 +1,190 @@
+// Package mcp builds Model Context Protocol servers for protocol revision
+// 2026-07-28, the stateless revision: every request carries its protocol
+// version and client capabilities, any replica can serve any request, and
+// server/discover describes the server in one call.
+//
+// A Server holds the registered tools (and, in time, resources and prompts)
+// and serves them over Streamable HTTP (it is an http.Handler) or over stdio
+// (ServeStdio). One Server value serves any number of concurrent requests.
+package mcp
+
+import (
+	"cmp"
+	"log/slog"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// ServerOptions configures a Server. The zero value gives sensible
+// defaults; every field is optional.
+type ServerOptions struct {
+	// Name and Version identify the server in every result's
+	// _meta["io.modelcontextprotocol/serverInfo"]. Defaults: "mcpkit" and
+	// "0.0.0".
+	Name    string
+	Version string
+	// Title is an optional human-readable display name.
+	Title string
+	// Instructions is optional natural-language guidance for models, sent
+	// in server/discover.
+	Instructions string
+
+	// CacheTTL is the freshness hint (ttlMs) on server/discover and list
+	// results. Zero means one hour; a negative value sends ttlMs 0
+	// ("immediately stale").
+	CacheTTL time.Duration
+	// CacheScope is the cacheScope of those results. Default CachePublic.
+	CacheScope CacheScope
+
+	// PageSize is the number of items per page of tools/list and the other
+	// list methods. Default 100.
+	PageSize int
+
+	// MaxBodyBytes bounds a Streamable HTTP request body and a stdio line.
+	// Default 4 MiB. Larger messages get an error and are not processed.
+	MaxBodyBytes int64
+
+	// AllowedOrigins lists the Origin header values accepted on Streamable
+	// HTTP besides loopback origins (http(s)://localhost, 127.0.0.1 and
+	// [::1] on any port), which are always accepted. A request with an
+	// Origin header that is not allowed gets 403. "*" allows every origin.
+	AllowedOrigins []string
+	// AllowedHosts lists Host header values (host or host:port) accepted
+	// when the server is reached on a loopback address, besides loopback
+	// names. It protects local servers from DNS rebinding. "*" disables the
+	// check.
+	AllowedHosts []string
+
+	// Extensions are advertised in capabilities.extensions, keyed by
+	// extension identifier; a nil value is sent as {}.
+	Extensions map[string]any
+
+	// Logger receives the server's own logs. Default slog.Default(). On
+	// stdio, make sure it does not write to stdout.
+	Logger *slog.Logger
+}
+
+// Server is an MCP server. Create one with NewServer, register tools and
+// other features, then serve it over HTTP (a Server is an http.Handler) or
+// stdio. Registration may happen at any time, also while serving: every
+// request sees one consistent snapshot of the registry. All methods are
+// safe for concurrent use.
+type Server struct {
+	opts       ServerOptions
+	log        *slog.Logger
+	versions   []string
+	serverInfo []byte // `"io.modelcontextprotocol/serverInfo":{...}`
+	cacheHint  []byte // `"ttlMs":N,"cacheScope":"..."`
+	pageSize   int
+	maxBody    int64
+
+	mu    sync.Mutex // guards reg and rebuilding snap
+	reg   registry
+	snap  atomic.Pointer[snapshot]
+	bufs  sync.Pool
+	nexts atomic.Uint64
+}
+
+// NewServer returns a Server configured by opts (nil means defaults).
+func NewServer(opts *ServerOptions) *Server {
+	s := &Server{}
+	if opts != nil {
+		s.opts = *opts
+	}
+	o := &s.opts
+	if o.Name == "" {
+		o.Name = "mcpkit"
+	}
+	if o.Version == "" {
+		o.Version = "0.0.0"
+	}
+	if o.CacheScope == "" {
+		o.CacheScope = CachePublic
+	}
+	if o.CacheScope != CachePublic && o.CacheScope != CachePrivate {
+		panic("mcp.NewServer: CacheScope must be CachePublic or CachePrivate, not " + strconv.Quote(string(o.CacheScope)))
+	}
+	s.log = o.Logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.pageSize = cmp.Or(o.PageSize, 100)
+	s.maxBody = cmp.Or(o.MaxBodyBytes, 4<<20)
+	s.versions = []string{LatestVersion}
+
+	info := Implementation{Name: o.Name, Title: o.Title, Version: o.Version}
+	s.serverInfo = appendMember(nil, metaServerInfo, mustMarshal(info))
+
+	ttl := o.CacheTTL
+	switch {
+	case ttl == 0:
+		ttl = time.Hour
+	case ttl < 0:
+		ttl = 0
+	}
+	s.cacheHint = append(s.cacheHint, `"ttlMs":`...)
+	s.cacheHint = strconv.AppendInt(s.cacheHint, ttl.Milliseconds(), 10)
+	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
+	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
+
+	s.reg.init()
+	return s
+}
+
+// SupportedVersions returns the protocol versions this server serves, newest
+// first. server/discover and UnsupportedProtocolVersion errors list exactly
+// these.
+func (s *Server) SupportedVersions() []string { return slices.Clone(s.versions) }
+
+// supports returns the canonical version string for v, or "" if v is not
+// served. It does not allocate.
+func (s *Server) supports(v []byte) string {
+	for _, sv := range s.versions {
+		if string(v) == sv {
+			return sv
+		}
+	}
+	return ""
+}
+
+// snapshot returns the current registry snapshot, building it if a
+// registration changed the registry since the last build.
+func (s *Server) snapshot() *snapshot {
+	if sn := s.snap.Load(); sn != nil {
+		return sn
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sn := s.snap.Load(); sn != nil {
+		return sn
+	}
+	sn := s.reg.build(s)
+	s.snap.Store(sn)
+	return sn
+}
+
+// changed invalidates the snapshot after a registration. Callers hold s.mu.
+func (s *Server) changed() {
+	s.snap.Store(nil)
+}
+
+func (s *Server) getBuf() *[]byte {
+	if b, ok := s.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 1024)
+	return &b
+}
+
+func (s *Server) putBuf(b *[]byte) {
+	if cap(*b) > 1<<20 {
+		return // do not keep huge buffers alive
+	}
+	*b = (*b)[:0]
+	s.bufs.Put(b)
+}

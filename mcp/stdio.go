@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// maxInFlight bounds the requests one stdio connection handles at once;
+// reading pauses while the bound is reached.
+const maxInFlight = 256
+
+// stdioDrainTimeout is how long ServeStdio lets in-flight requests finish
+// after the input ends before it cancels them.
+var stdioDrainTimeout = 5 * time.Second
+
+// ServeStdio serves newline-delimited JSON-RPC on r and w, the stdio
+// transport, until r ends or ctx is cancelled. Requests are handled
+// concurrently; each message is written as one whole line. A malformed or
+// oversized line gets an error response and serving goes on.
+// notifications/cancelled cancels the named request, whose response is then
+// not sent. When r ends, in-flight requests get a few seconds to finish and
+// are then cancelled; ServeStdio returns once they are done. It returns nil
+// at the end of input.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	ctx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	c := &stdioConn{s: s, w: bufio.NewWriter(w), inflight: map[string]*stdioCall{}, sem: make(chan struct{}, maxInFlight)}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var readErr error
+	for {
+		line, err := readLine(br, s.maxBody)
+		if len(line) > 0 || errors.Is(err, errTooLarge) {
+			if errors.Is(err, errTooLarge) {
+				c.writeMsg(jsonrpc.AppendError(nil, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Message too large"}))
+				err = nil
+			} else {
+				c.dispatch(ctx, line)
+			}
+		}
+		if err != nil {
+			if err != io.EOF {
+				readErr = err
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	// Let in-flight requests finish for a while, then cancel them.
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stdioDrainTimeout):
+		cancelAll()
+		<-done
+	case <-ctx.Done():
+		<-done
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.w.Flush(); err != nil && readErr == nil {
+		readErr = err
+	}
+	return readErr
+}
+
+// readLine reads one line without its newline. Lines longer than limit are
+// skipped entirely and reported with errTooLarge.
+func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if int64(len(line)+len(frag)) > limit+1 {
+			// Discard the rest of the line.
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errTooLarge
+		}
+		line = append(line, frag...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if err != nil {
+			return line, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // blank lines are ignored
+		}
+		return line, nil
+	}
+}
+
+type stdioConn struct {
+	s   *Server
+	sem chan struct{}
+	wg  sync.WaitGroup
+
+	mu       sync.Mutex // guards w and inflight
+	w        *bufio.Writer
+	inflight map[string]*stdioCall
+}
+
+// stdioCall is one request in flight on a stdio connection.
+type stdioCall struct {
+	cancel    context.CancelFunc
+	mu        sync.Mutex
+	cancelled bool
+	done      bool
+}
+
+// Notify writes a notification for the call, unless it was cancelled.
+type stdioNotifier struct {
+	c    *stdioConn
+	call *stdioCall
+}
+
+func (n stdioNotifier) Notify(msg []byte) {
+	n.call.mu.Lock()
+	defer n.call.mu.Unlock()
+	if n.call.cancelled || n.call.done {
+		return
+	}
+	n.c.writeMsg(msg)
+}
+
+func (c *stdioConn) writeMsg(msg []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.w.Write(msg)
+	c.w.WriteByte('\n')
+	c.w.Flush()
+}
+
+func (c *stdioConn) dispatch(ctx context.Context, line []byte) {
+	owned := bytes.Clone(line) // the reader reuses its buffer
+	msg, derr := jsonrpc.Decode(owned)
+	if derr != nil {
+		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, derr))
+		return
+	}
+	switch {
+	case msg.IsResponse():
+		return // no server-to-client requests are outstanding in this era
+	case msg.IsNotification():
+		if msg.Method == "notifications/cancelled" {
+			c.cancel(msg.Params)
+		}
+		return
+	}
+	key := string(msg.ID.Raw())
+	cctx, cancel := context.WithCancel(ctx)
+	call := &stdioCall{cancel: cancel}
+	c.mu.Lock()
+	if _, dup := c.inflight[key]; dup {
+		c.mu.Unlock()
+		cancel()
+		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight"}))
+		return
+	}
+	c.inflight[key] = call
+	c.mu.Unlock()
+
+	c.sem <- struct{}{}
+	c.wg.Add(1)
+	go func() {
+		defer func() {
+			<-c.sem
+			c.wg.Done()
+		}()
+		buf := c.s.getBuf()
+		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg}, stdioNotifier{c: c, call: call})
+		call.mu.Lock()
+		call.done = true
+		if !call.cancelled {
+			c.writeMsg(resp)
+		}
+		call.mu.Unlock()
+		*buf = resp[:0]
+		c.s.putBuf(buf)
+		c.mu.Lock()
+		delete(c.inflight, key)
+		c.mu.Unlock()
+		cancel()
+	}()
+}
+
+// cancel handles notifications/cancelled.
+func (c *stdioConn) cancel(params []byte) {
+	id, ok := jsonscan.Lookup(params, "requestId")
+	if !ok {
+		return
+	}
+	var rid jsonrpc.ID
+	if rid.UnmarshalJSON(id) != nil {
+		return
+	}
+	c.mu.Lock()
+	call := c.inflight[string(rid.Raw())]
+	c.mu.Unlock()
+	if call == nil {
+		return
+	}
+	call.mu.Lock()
+	call.cancelled = true
+	call.mu.Unlock()
+	call.cancel()
+}

@@ -1,0 +1,466 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/schema"
+)
+
+// Tool describes a tool as clients see it in tools/list.
+type Tool struct {
+	// Name identifies the tool: 1 to 128 characters from A-Z, a-z, 0-9,
+	// '_', '-' and '.'.
+	Name string `json:"name"`
+	// Title is an optional display name.
+	Title string `json:"title,omitempty"`
+	// Description tells a model what the tool does. Required.
+	Description string `json:"description,omitempty"`
+	// InputSchema is the JSON Schema of the arguments, as any value that
+	// encodes to a JSON object with "type": "object" (json.RawMessage keeps
+	// it verbatim). AddTool infers it from the In type when nil.
+	InputSchema any `json:"inputSchema"`
+	// OutputSchema is the JSON Schema of structuredContent. AddTool infers
+	// it from a struct Out type when nil.
+	OutputSchema any              `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	Icons        []Icon           `json:"icons,omitempty"`
+	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour. Clients must not
+// trust them from untrusted servers.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// CallToolResult is the result of a tool call.
+type CallToolResult struct {
+	// Content is the unstructured result, shown to the model.
+	Content []Content
+	// StructuredContent is the structured result; it must match the tool's
+	// output schema when the tool has one.
+	StructuredContent any
+	// IsError marks a failed call whose content describes the failure, so
+	// that the model can react to it.
+	IsError bool
+	Meta    Meta
+}
+
+// MarshalJSON implements json.Marshaler. The result's _meta is written by
+// the server's result encoder, not here.
+func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	content := r.Content
+	if content == nil {
+		content = []Content{}
+	}
+	return json.Marshal(struct {
+		Content           []Content `json:"content"`
+		StructuredContent any       `json:"structuredContent,omitempty"`
+		IsError           bool      `json:"isError,omitempty"`
+	}{content, r.StructuredContent, r.IsError})
+}
+
+// ToolRequest is a tools/call request as its handler sees it.
+type ToolRequest struct {
+	requestBase
+	// Name is the tool's name.
+	Name string
+	// Arguments is the raw arguments object ({} when the call had none).
+	Arguments json.RawMessage
+}
+
+// ToolHandler is the shape of every typed tool handler. An ordinary error
+// becomes a tool result with IsError set and the error's text as content;
+// return a *Error for a protocol error instead.
+type ToolHandler[In, Out any] func(ctx context.Context, req *ToolRequest, in In) (Out, error)
+
+// RawToolHandler handles calls of a tool registered with AddRawTool.
+type RawToolHandler func(ctx context.Context, req *ToolRequest) (*CallToolResult, error)
+
+// toolEntry is a registered tool with everything precomputed.
+type toolEntry struct {
+	tool    Tool
+	encoded []byte
+	input   *schema.Validator
+	output  *schema.Validator
+	headers []paramHeader
+	handler RawToolHandler
+}
+
+// AddTool registers a tool whose arguments decode into In and whose result
+// is built from Out, on s. The input schema is inferred from In unless
+// t.InputSchema is set, and arguments are validated against it before the
+// handler runs: invalid arguments become an isError result that says what is
+// wrong. Out may be:
+//   - *CallToolResult: sent as it is;
+//   - string: sent as one text content item;
+//   - a struct (or pointer to one): sent as structuredContent, validated
+//     against the output schema (inferred unless t.OutputSchema is set), and
+//     mirrored as JSON text content;
+//   - anything else: sent as JSON text content.
+//
+// AddTool replaces a tool of the same name. It panics on programmer errors
+// (an invalid name, a missing description, a schema that does not compile),
+// naming the tool.
+func AddTool[In, Out any](s *Server, t *Tool, h ToolHandler[In, Out]) {
+	tt := *t
+	if tt.InputSchema == nil {
+		b, err := schema.Infer(reflect.TypeFor[In]())
+		if err != nil {
+			panic(fmt.Sprintf("AddTool %q: inferring the input schema: %v", t.Name, err))
+		}
+		tt.InputSchema = json.RawMessage(b)
+	}
+	outT := reflect.TypeFor[Out]()
+	structured := isStructured(outT)
+	if tt.OutputSchema == nil && structured {
+		b, err := schema.Infer(outT)
+		if err != nil {
+			panic(fmt.Sprintf("AddTool %q: inferring the output schema: %v", t.Name, err))
+		}
+		tt.OutputSchema = json.RawMessage(b)
+	}
+	s.addTool(&tt, func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
+		var in In
+		if err := json.Unmarshal(req.Arguments, &in); err != nil {
+			return errorResult("Invalid arguments for tool " + req.Name + ": " + err.Error()), nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		return toResult(out, structured)
+	})
+}
+
+// AddRawTool registers a tool with an explicit input schema (t.InputSchema
+// is required) and a handler that reads the raw arguments. Arguments are
+// validated against the schema before the handler runs. It replaces a tool
+// of the same name and panics on programmer errors, naming the tool.
+func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
+	if t.InputSchema == nil {
+		panic(fmt.Sprintf("AddRawTool %q: missing InputSchema", t.Name))
+	}
+	tt := *t
+	s.addTool(&tt, h)
+}
+
+// RemoveTools removes the named tools; unknown names are ignored.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, name := range names {
+		if _, ok := s.reg.tools[name]; ok {
+			delete(s.reg.tools, name)
+			n++
+		}
+	}
+	if n > 0 {
+		s.changed()
+	}
+}
+
+func (s *Server) addTool(t *Tool, h RawToolHandler) {
+	if err := checkToolName(t.Name); err != nil {
+		panic(fmt.Sprintf("AddTool %q: %v", t.Name, err))
+	}
+	if t.Description == "" {
+		panic(fmt.Sprintf("AddTool %q: missing description", t.Name))
+	}
+	in, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		panic(fmt.Sprintf("AddTool %q: encoding the input schema: %v", t.Name, err))
+	}
+	if typ, _ := jsonscan.Lookup(in, "type"); !jsonscan.StringEqual(typ, "object") {
+		panic(fmt.Sprintf("AddTool %q: the input schema must have \"type\": \"object\"", t.Name))
+	}
+	e := &toolEntry{tool: *t, handler: h}
+	if e.input, err = schema.Compile(t.Name+"/input", in); err != nil {
+		panic(fmt.Sprintf("AddTool %q: input schema: %v", t.Name, err))
+	}
+	if e.headers, err = paramHeaders(in); err != nil {
+		panic(fmt.Sprintf("AddTool %q: x-mcp-header: %v", t.Name, err))
+	}
+	if t.OutputSchema != nil {
+		out, err := json.Marshal(t.OutputSchema)
+		if err != nil {
+			panic(fmt.Sprintf("AddTool %q: encoding the output schema: %v", t.Name, err))
+		}
+		if e.output, err = schema.Compile(t.Name+"/output", out); err != nil {
+			panic(fmt.Sprintf("AddTool %q: output schema: %v", t.Name, err))
+		}
+	}
+	if e.encoded, err = json.Marshal(t); err != nil {
+		panic(fmt.Sprintf("AddTool %q: encoding: %v", t.Name, err))
+	}
+	s.mu.Lock()
+	s.reg.tools[t.Name] = e
+	s.changed()
+	s.mu.Unlock()
+}
+
+// checkToolName enforces MCP's tool name rules.
+func checkToolName(name string) error {
+	if len(name) == 0 || len(name) > 128 {
+		return fmt.Errorf("a tool name must have 1 to 128 characters")
+	}
+	for _, c := range []byte(name) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-', c == '.':
+		default:
+			return fmt.Errorf("a tool name may contain only A-Z, a-z, 0-9, '_', '-' and '.'; %q is not allowed", c)
+		}
+	}
+	return nil
+}
+
+func isStructured(t reflect.Type) bool {
+	if t == reflect.TypeFor[*CallToolResult]() {
+		return false
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
+}
+
+// toResult turns a typed handler's output into a CallToolResult.
+func toResult(out any, structured bool) (*CallToolResult, error) {
+	switch v := out.(type) {
+	case *CallToolResult:
+		if v == nil {
+			return &CallToolResult{}, nil
+		}
+		return v, nil
+	case string:
+		return &CallToolResult{Content: []Content{&TextContent{Text: v}}}, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the tool's output: %w", err)
+	}
+	r := &CallToolResult{Content: []Content{&TextContent{Text: string(b)}}}
+	if structured {
+		r.StructuredContent = json.RawMessage(b)
+	}
+	return r, nil
+}
+
+func errorResult(text string) *CallToolResult {
+	return &CallToolResult{Content: []Content{&TextContent{Text: text}}, IsError: true}
+}
+
+func handleToolsList(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	if x.snap.toolsList == nil {
+		return nil, methodNotFound(x.method)
+	}
+	cursor, err := cursorParam(x.params)
+	if err != nil {
+		return nil, err
+	}
+	page, perr := x.snap.toolsList.page(cursor)
+	if perr != nil {
+		return nil, perr
+	}
+	return x.appendRaw(dst, page), nil
+}
+
+func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	if x.snap.tools == nil {
+		return nil, methodNotFound(x.method)
+	}
+	nameV, _ := jsonscan.Lookup(x.params, "name")
+	name, ok := jsonscan.String(nameV)
+	if !ok {
+		return nil, InvalidParams("Invalid params: tools/call needs a string name")
+	}
+	args, ok := jsonscan.Lookup(x.params, "arguments")
+	if !ok || jsonscan.Kind(args) == 'n' {
+		args = []byte("{}")
+	} else if !jsonscan.IsObject(args) {
+		return nil, InvalidParams("Invalid params: arguments must be an object")
+	}
+	t := x.snap.tools[name]
+	if t == nil {
+		return nil, InvalidParams("Unknown tool: " + name)
+	}
+	if x.info.Header != nil && len(t.headers) > 0 {
+		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
+			return nil, e
+		}
+	}
+	info, err := x.requestInfo()
+	if err != nil {
+		return nil, err
+	}
+	var res *CallToolResult
+	if verr := t.input.Validate(args); verr != nil {
+		res = errorResult("Invalid arguments for tool " + name + ": " + verr.Error())
+	} else {
+		req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+		res, err = t.handler(ctx, req)
+		if err != nil {
+			if _, ok := asError(err); ok {
+				return nil, err
+			}
+			if ctx.Err() != nil {
+				return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			}
+			res = errorResult(err.Error())
+		} else if res == nil {
+			res = &CallToolResult{}
+		}
+		if t.output != nil && !res.IsError {
+			if verr := validateStructured(t.output, res.StructuredContent); verr != nil {
+				x.s.log.Error("mcp: tool output does not match its output schema", "tool", name, "err", verr)
+				res = errorResult("Tool " + name + " produced output that does not match its output schema: " + verr.Error())
+			}
+		}
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
+	}
+	var meta []byte
+	if len(res.Meta) > 0 {
+		if meta, err = json.Marshal(res.Meta); err != nil {
+			return nil, fmt.Errorf("encoding the _meta of tool %q: %w", name, err)
+		}
+	}
+	return x.appendResult(dst, resultComplete, false, body, meta), nil
+}
+
+func validateStructured(v *schema.Validator, sc any) error {
+	if sc == nil {
+		return fmt.Errorf("structuredContent is missing")
+	}
+	b, ok := sc.(json.RawMessage)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(sc); err != nil {
+			return err
+		}
+	}
+	return v.Validate(b)
+}
+
+// paramHeader is one x-mcp-header annotation of an input schema.
+type paramHeader struct {
+	header string   // canonical header key, "Mcp-Param-Region"
+	path   []string // chain of properties keys
+	typ    string   // "string", "integer" or "boolean"
+}
+
+// paramHeaders finds and checks the x-mcp-header annotations of an input
+// schema, by the rules of the Streamable HTTP transport.
+func paramHeaders(schemaJSON []byte) ([]paramHeader, error) {
+	var root any
+	d := json.NewDecoder(bytes.NewReader(schemaJSON))
+	d.UseNumber()
+	if err := d.Decode(&root); err != nil {
+		return nil, err
+	}
+	var out []paramHeader
+	seen := map[string]bool{}
+	// Reachable annotations: walk properties chains only.
+	var walkProps func(node map[string]any, path []string) error
+	walkProps = func(node map[string]any, path []string) error {
+		props, _ := node["properties"].(map[string]any)
+		for key, p := range props {
+			pm, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			ppath := append(append([]string(nil), path...), key)
+			if hv, ok := pm["x-mcp-header"]; ok {
+				name, ok := hv.(string)
+				if !ok || !isToken(name) {
+					return fmt.Errorf("property %q: the value must be a non-empty HTTP token", strings.Join(ppath, "."))
+				}
+				low := strings.ToLower(name)
+				if seen[low] {
+					return fmt.Errorf("property %q: header name %q is used twice", strings.Join(ppath, "."), name)
+				}
+				seen[low] = true
+				typ, _ := pm["type"].(string)
+				if typ != "string" && typ != "integer" && typ != "boolean" {
+					return fmt.Errorf("property %q: x-mcp-header needs type string, integer or boolean", strings.Join(ppath, "."))
+				}
+				out = append(out, paramHeader{header: canonicalHeader(hdrParamPrefix + name), path: ppath, typ: typ})
+			}
+			if err := walkProps(pm, ppath); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if m, ok := root.(map[string]any); ok {
+		if err := walkProps(m, nil); err != nil {
+			return nil, err
+		}
+	}
+	// Every annotation must be one of the reachable ones.
+	total := 0
+	var count func(v any)
+	count = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["x-mcp-header"]; ok {
+				total++
+			}
+			for _, e := range v {
+				count(e)
+			}
+		case []any:
+			for _, e := range v {
+				count(e)
+			}
+		}
+	}
+	count(root)
+	if total != len(out) {
+		return nil, fmt.Errorf("an x-mcp-header annotation is not reachable from the root through properties alone")
+	}
+	return out, nil
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalHeader canonicalizes a header key as net/http does.
+func canonicalHeader(k string) string {
+	b := []byte(k)
+	upper := true
+	for i, c := range b {
+		if upper && c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		} else if !upper && c >= 'A' && c <= 'Z' {
+			b[i] = c - 'A' + 'a'
+		}
+		upper = c == '-'
+	}
+	return string(b)
+}
