@@ -1,0 +1,321 @@
+// Command benchall runs every benchmark of mcpkit side by side with go-sdk,
+// mcp-go and the floors, and writes BENCHMARKS.md at the repository root.
+//
+//	cd bench && go run ./cmd/benchall        (or: bench/run.sh)
+//
+// Every implementation runs as its own benchserver process; the cases are
+// interleaved (each case runs for every implementation before the next case
+// starts, the order rotating between repetitions), repeated (-reps, at least
+// 3 for the report), and summarised as medians with ranges and ratios to the
+// floor. Every response is checked; an implementation that answers wrongly
+// is reported as failing. A full run takes about seven minutes on two cores.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/load"
+	"github.com/mcpkit/mcpkit/bench/servers"
+)
+
+type config struct {
+	reps       int
+	warmup     time.Duration
+	duration   time.Duration
+	benchtime  time.Duration
+	levels     []int
+	impls      []string
+	transports []string
+	methods    []string
+	inproc     bool
+	out        string
+	profileDir string
+	command    string
+	benchDir   string
+}
+
+func main() {
+	testing.Init() // testing.Benchmark reads the test.* flags
+	var c config
+	var levels, impls, transports, methods string
+	flag.IntVar(&c.reps, "reps", 3, "repetitions of every case")
+	flag.DurationVar(&c.warmup, "warmup", 300*time.Millisecond, "unmeasured warm-up of every run")
+	flag.DurationVar(&c.duration, "duration", 2*time.Second, "measured time of every run")
+	flag.DurationVar(&c.benchtime, "benchtime", 500*time.Millisecond, "time of every in-process benchmark")
+	flag.StringVar(&levels, "levels", "1,16,64", "HTTP connections / stdio requests in flight")
+	flag.StringVar(&impls, "impls", strings.Join(servers.Impls, ","), "implementations")
+	flag.StringVar(&transports, "transports", "http,stdio", "transports")
+	flag.StringVar(&methods, "methods", strings.Join(load.Methods, ","), "cases")
+	flag.BoolVar(&c.inproc, "inproc", true, "run the in-process ServeHTTP benchmarks")
+	flag.StringVar(&c.out, "out", "", "report file (default: BENCHMARKS.md at the repository root; - for stdout)")
+	flag.StringVar(&c.profileDir, "profile", "", "write CPU and allocation profiles of the mcpkit processes to this directory")
+	flag.Parse()
+	for f := range strings.SplitSeq(levels, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fatalf("bad -levels %q", levels)
+		}
+		c.levels = append(c.levels, n)
+	}
+	c.impls = splitList(impls, servers.Impls)
+	c.transports = splitList(transports, []string{load.HTTP, load.Stdio})
+	c.methods = splitList(methods, load.Methods)
+	if err := flag.Set("test.benchtime", c.benchtime.String()); err != nil {
+		fatalf("%v", err)
+	}
+	c.command = os.Getenv("BENCH_COMMAND")
+	if c.command == "" {
+		c.command = "cd bench && go run ./cmd/benchall"
+		if len(os.Args) > 1 {
+			c.command += " " + strings.Join(os.Args[1:], " ")
+		}
+	}
+
+	benchDir, err := findBenchDir()
+	if err != nil {
+		fatalf("%v", err)
+	}
+	c.benchDir = benchDir
+	if c.out == "" {
+		c.out = filepath.Join(filepath.Dir(benchDir), "BENCHMARKS.md")
+	}
+	tmp, err := os.MkdirTemp("", "benchall")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "benchserver")
+	logf("building benchserver")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/benchserver")
+	build.Dir = benchDir
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fatalf("building benchserver: %v", err)
+	}
+
+	rep := run(&c, bin)
+	text := render(&c, rep)
+	if c.out == "-" {
+		fmt.Print(text)
+		return
+	}
+	if err := os.WriteFile(c.out, []byte(text), 0o644); err != nil {
+		fatalf("%v", err)
+	}
+	logf("wrote %s", c.out)
+}
+
+func splitList(s string, known []string) []string {
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(known, f) {
+			fatalf("unknown %q (known: %s)", f, strings.Join(known, ", "))
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// findBenchDir returns the bench module's directory: the working directory
+// or its bench subdirectory.
+func findBenchDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for _, d := range []string{wd, filepath.Join(wd, "bench")} {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && strings.Contains(string(b), "module github.com/mcpkit/mcpkit/bench\n") {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("run benchall in the bench directory or the repository root")
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchall: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// The results of a whole run.
+type runKey struct {
+	transport, method string
+	level             int
+	impl              string
+}
+
+type sample struct {
+	rep       int
+	rps       float64
+	cpuPerReq time.Duration
+	err       error
+}
+
+type procKey struct{ transport, impl string }
+
+type procSample struct {
+	firstDiscover time.Duration
+	peakRSS       int64
+	err           error
+}
+
+type inprocKey struct{ method, impl string }
+
+type inprocSample struct {
+	nsPerOp, allocsPerOp, bytesPerOp int64
+	err                              error
+}
+
+type report struct {
+	start, end time.Time
+	loadBefore string
+	runs       map[runKey][]sample
+	procs      map[procKey][]procSample
+	inproc     map[inprocKey][]inprocSample
+	pending    []load.Probe
+}
+
+// rotate returns impls in the order of repetition r: A B C D, B C D A, ...
+func rotate(impls []string, r int) []string {
+	k := r % len(impls)
+	return append(slices.Clone(impls[k:]), impls[:k]...)
+}
+
+func run(c *config, bin string) *report {
+	rep := &report{
+		start:      time.Now(),
+		loadBefore: loadAvg(),
+		runs:       map[runKey][]sample{},
+		procs:      map[procKey][]procSample{},
+		inproc:     map[inprocKey][]inprocSample{},
+	}
+	opt := load.Options{Warmup: c.warmup, Duration: c.duration}
+	for r := range c.reps {
+		order := rotate(c.impls, r)
+		for _, transport := range c.transports {
+			logf("repetition %d/%d: %s", r+1, c.reps, transport)
+			procs := map[string]*load.Proc{}
+			for _, impl := range order {
+				argv := []string{bin}
+				if c.profileDir != "" && impl == servers.Mcpkit {
+					base := filepath.Join(c.profileDir, fmt.Sprintf("mcpkit-%s-rep%d", transport, r+1))
+					argv = append(argv, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".allocs.pprof")
+				}
+				p, err := load.Start(argv, impl, transport)
+				k := procKey{transport, impl}
+				if err != nil {
+					logf("  %s: %v", impl, err)
+					rep.procs[k] = append(rep.procs[k], procSample{err: err})
+					continue
+				}
+				procs[impl] = p
+				rep.procs[k] = append(rep.procs[k], procSample{firstDiscover: p.FirstDiscover})
+			}
+			for _, method := range c.methods {
+				for _, level := range c.levels {
+					for _, impl := range order {
+						k := runKey{transport, method, level, impl}
+						p := procs[impl]
+						if p == nil {
+							rep.runs[k] = append(rep.runs[k], sample{rep: r, err: fmt.Errorf("the server did not start")})
+							continue
+						}
+						o := opt
+						o.CPU = p.CPU
+						var res load.Result
+						if transport == load.HTTP {
+							res = load.RunHTTP(p.URL, impl, method, level, o)
+						} else {
+							res = p.Stdio.RunStdio(impl, method, level, o)
+						}
+						if res.Err == nil && res.Requests == 0 {
+							res.Err = fmt.Errorf("no response in the measured %s", c.duration)
+						}
+						s := sample{rep: r, rps: res.RPS(), cpuPerReq: res.CPUPerRequest(), err: res.Err}
+						rep.runs[k] = append(rep.runs[k], s)
+						status := ""
+						if res.Err != nil {
+							status = " FAILED: " + res.Err.Error()
+						}
+						logf("  %-5s %-15s %2d %-6s %9.0f req/s %7.1f us CPU/req%s", transport, method, level, impl, s.rps, float64(s.cpuPerReq.Nanoseconds())/1e3, status)
+					}
+				}
+			}
+			for _, impl := range order {
+				p := procs[impl]
+				if p == nil {
+					continue
+				}
+				k := procKey{transport, impl}
+				ps := &rep.procs[k][len(rep.procs[k])-1]
+				ps.peakRSS, ps.err = p.PeakRSS()
+				if transport == load.HTTP && r == 0 {
+					rep.pending = append(rep.pending, load.ProbePending(p.URL, impl)...)
+				}
+				if err := p.Stop(); err != nil {
+					logf("  %s: %v", impl, err)
+				}
+			}
+		}
+		if c.inproc {
+			logf("repetition %d/%d: in-process ServeHTTP", r+1, c.reps)
+			for _, method := range c.methods {
+				for _, impl := range order {
+					k := inprocKey{method, impl}
+					rep.inproc[k] = append(rep.inproc[k], benchInProcess(impl, method))
+				}
+			}
+		}
+	}
+	rep.end = time.Now()
+	return rep
+}
+
+func benchInProcess(impl, method string) inprocSample {
+	p, err := load.NewInProcess(impl, method)
+	if err != nil {
+		return inprocSample{err: err}
+	}
+	var ferr error
+	res := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := p.Serve(); err != nil {
+				ferr = err
+				b.SkipNow()
+			}
+		}
+	})
+	if ferr != nil {
+		return inprocSample{err: ferr}
+	}
+	logf("  inproc %-15s %-6s %9d ns/op %6d allocs/op %8d B/op", method, impl, res.NsPerOp(), res.AllocsPerOp(), res.AllocedBytesPerOp())
+	return inprocSample{nsPerOp: res.NsPerOp(), allocsPerOp: res.AllocsPerOp(), bytesPerOp: res.AllocedBytesPerOp()}
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+

@@ -1,0 +1,171 @@
+package load_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/load"
+	"github.com/mcpkit/mcpkit/bench/servers"
+)
+
+// The test binary doubles as the benchserver command, so that the tests
+// drive real server processes without building one.
+const serverEnv = "LOAD_TEST_RUN_BENCHSERVER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serverEnv) == "1" {
+		if err := servers.Main(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "benchserver:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func serverArgv(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"/usr/bin/env", serverEnv + "=1", exe}
+}
+
+// TestEveryCaseAnswers is the smoke run of the harness: every
+// implementation runs as its own process on both transports, and every case
+// runs briefly with every response checked.
+func TestEveryCaseAnswers(t *testing.T) {
+	argv := serverArgv(t)
+	base := load.Options{Warmup: 20 * time.Millisecond, Duration: 80 * time.Millisecond}
+	levels := []int{1, 16}
+	if !testing.Short() {
+		base = load.Options{Warmup: 100 * time.Millisecond, Duration: 300 * time.Millisecond}
+		levels = []int{1, 16, 64}
+	}
+	for _, transport := range []string{load.HTTP, load.Stdio} {
+		for _, impl := range servers.Impls {
+			t.Run(transport+"/"+impl, func(t *testing.T) {
+				t.Parallel()
+				p, err := load.Start(argv, impl, transport)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if err := p.Stop(); err != nil {
+						t.Error(err)
+					}
+				}()
+				if p.FirstDiscover <= 0 {
+					t.Errorf("FirstDiscover = %v, want > 0", p.FirstDiscover)
+				}
+				opt := base
+				opt.CPU = p.CPU
+				for _, method := range load.Methods {
+					for _, n := range levels {
+						var r load.Result
+						if transport == load.HTTP {
+							r = load.RunHTTP(p.URL, impl, method, n, opt)
+						} else {
+							r = p.Stdio.RunStdio(impl, method, n, opt)
+						}
+						if r.Err != nil || r.Checked == 0 {
+							t.Errorf("%s at %d: %d responses checked, error %v", method, n, r.Checked, r.Err)
+						}
+					}
+				}
+				if rss, err := p.PeakRSS(); err != nil || rss <= 0 {
+					t.Errorf("PeakRSS() = %d, %v; want > 0", rss, err)
+				}
+				if cpu, err := p.CPU(); err != nil || cpu <= 0 {
+					t.Errorf("CPU() = %v, %v; want > 0", cpu, err)
+				}
+			})
+		}
+	}
+}
+
+func TestInProcessAnswers(t *testing.T) {
+	for _, impl := range servers.Impls {
+		for _, method := range load.Methods {
+			p, err := load.NewInProcess(impl, method)
+			if err != nil {
+				t.Fatalf("%s %s: %v", impl, method, err)
+			}
+			for range 3 {
+				if err := p.Serve(); err != nil {
+					t.Fatalf("%s %s: %v", impl, method, err)
+				}
+			}
+		}
+	}
+}
+
+// TestWrongAnswersFail checks that the harness reports a server that
+// answers wrongly as failing: here the HTTP floor, which sends a fixed body,
+// measured as if it were an MCP server.
+func TestWrongAnswersFail(t *testing.T) {
+	srv := httptest.NewServer(servers.FloorHandler{})
+	defer srv.Close()
+	for _, method := range load.Methods {
+		r := load.RunHTTP(srv.URL+servers.Path, servers.Mcpkit, method, 2, load.Options{Duration: 50 * time.Millisecond})
+		if r.Err == nil {
+			t.Errorf("%s: floor measured as mcpkit passed the checks, want a failure", method)
+		}
+	}
+}
+
+func TestCheckDeep(t *testing.T) {
+	const meta = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-server","version":"1.0.0"}}`
+	discover := func(fields string) string {
+		return `{"jsonrpc":"2.0","id":7,"result":{` + fields + `}}`
+	}
+	const goodDiscover = `"resultType":"complete","ttlMs":3600000,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"instructions":"A benchmark server with one tool, echo, that returns its text.",` + meta
+	tests := []struct {
+		name, method, resp string
+		wantErr            string // "" for no error
+	}{
+		{"discover ok", load.Discover, discover(goodDiscover), ""},
+		{"discover without serverInfo", load.Discover, discover(strings.Replace(goodDiscover, ","+meta, "", 1)), ""},
+		{"wrong id", load.Discover, strings.Replace(discover(goodDiscover), `"id":7`, `"id":8`, 1), "id is 8"},
+		{"no ttl", load.Discover, discover(strings.Replace(goodDiscover, `"ttlMs":3600000,`, "", 1)), "ttlMs"},
+		{"private", load.Discover, discover(strings.Replace(goodDiscover, `"public"`, `"private"`, 1)), "cacheScope"},
+		{"old version only", load.Discover, discover(strings.Replace(goodDiscover, `2026-07-28`, `2025-11-25`, 1)), "supportedVersions"},
+		{"no tools", load.Discover, discover(strings.Replace(goodDiscover, `"tools":{}`, ``, 1)), "tools"},
+		{"wrong server name", load.Discover, discover(strings.Replace(goodDiscover, `bench-server`, `x`, 1)), "serverInfo"},
+		{"error", load.Discover, `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`, "error response"},
+		{"call ok", load.Call, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"hello"}]}}`, ""},
+		{"call isError", load.Call, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","isError":true,"content":[{"type":"text","text":"hello"}]}}`, "isError"},
+		{"call wrong text", load.Call, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"hellO"}]}}`, "content[0]"},
+		{"call two items", load.Call, `{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"hello"},{"type":"text","text":"hello"}]}}`, "2 items"},
+		{"call no resultType", load.Call, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello"}]}}`, "resultType"},
+		{"not JSON", load.Call, `{"jsonrpc":`, "not JSON"},
+	}
+	for _, tt := range tests {
+		err := load.CheckDeep(servers.Mcpkit, load.HTTP, tt.method, []byte(tt.resp), 7)
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%s: unexpected error %v", tt.name, err)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%s: error %v, want one mentioning %q", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+func BenchmarkServeHTTP(b *testing.B) {
+	for _, method := range load.Methods {
+		for _, impl := range servers.Impls {
+			b.Run(strings.ReplaceAll(method, "/", "_")+"/"+impl, func(b *testing.B) {
+				p, err := load.NewInProcess(impl, method)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p.Benchmark(b)
+			})
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package servers
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+)
+
+// FloorDiscoverBody and FloorCallBody are what the HTTP floor writes: a
+// server/discover and a tools/call response of the size the MCP servers
+// send, fixed, with no parsing and no encoding.
+var (
+	FloorDiscoverBody = []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":3600000,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"instructions":"A benchmark server with one tool, echo, that returns its text.","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-server","version":"1.0.0"}}}}`)
+	FloorCallBody     = []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hello"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-server","version":"1.0.0"}}}}`)
+)
+
+var jsonCT = []string{"application/json"}
+
+// FloorHandler is the HTTP floor: it drains the request body and writes a
+// fixed body chosen by the Mcp-Method header. It is as little as a handler
+// can do and still answer with a response of the right size.
+type FloorHandler struct{}
+
+func (FloorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	body := FloorDiscoverBody
+	if m := r.Header["Mcp-Method"]; len(m) == 1 && m[0] == "tools/call" {
+		body = FloorCallBody
+	}
+	w.Header()["Content-Type"] = jsonCT
+	w.Write(body)
+}
+
+// FloorStdio is the stdio floor: it writes every line it reads back,
+// unchanged, until r ends.
+func FloorStdio(r io.Reader, w io.Writer) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 {
+			bw.Write(line)
+			// Flush only when no more input is buffered, as a line server
+			// that batches its writes would.
+			if br.Buffered() == 0 {
+				if ferr := bw.Flush(); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				return bw.Flush()
+			}
+			return err
+		}
+	}
+}

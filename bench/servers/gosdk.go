@@ -1,0 +1,40 @@
+package servers
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func newGoSDK() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: Version}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		SetCacheable: func(ctx context.Context, req mcp.Request, c *mcp.Cacheable) {
+			c.TTLMs = int(CacheTTL.Milliseconds())
+			c.CacheScope = CacheScope
+		},
+	})
+	// go-sdk infers the input schema from EchoIn and validates arguments
+	// against it before the handler runs.
+	mcp.AddTool(s, &mcp.Tool{Name: ToolName, Description: ToolDesc},
+		func(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	return s
+}
+
+func newGoSDKHandler() http.Handler {
+	s := newGoSDK()
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+}
+
+func serveGoSDKStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	return newGoSDK().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}})
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,37 @@
+package servers
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func newMcpGo() *server.MCPServer {
+	s := server.NewMCPServer(Name, Version,
+		server.WithInstructions(Instructions),
+		server.WithToolCapabilities(false),
+		// Off by default in mcp-go; on here so that every implementation
+		// validates the arguments against the schema.
+		server.WithInputSchemaValidation(),
+		server.WithMethodCacheHints(mcp.MethodServerDiscover, CacheTTL.Milliseconds(), mcp.CacheScope(CacheScope)),
+	)
+	tool := mcp.NewTool(ToolName,
+		mcp.WithDescription(ToolDesc),
+		mcp.WithString("text", mcp.Required(), mcp.Description("the text to echo back")),
+	)
+	s.AddTool(tool, mcp.NewTypedToolHandler(func(ctx context.Context, req mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(in.Text), nil
+	}))
+	return s
+}
+
+func newMcpGoHandler() http.Handler {
+	return server.NewStreamableHTTPServer(newMcpGo(), server.WithStateLess(true))
+}
+
+func serveMcpGoStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	return server.NewStdioServer(newMcpGo()).Listen(ctx, r, w)
+}

@@ -1,0 +1,96 @@
+// Package servers builds the one small MCP server that the benchmarks
+// compare, once per implementation: on mcpkit, on the official go-sdk, on
+// mcp-go, and two floors that do no MCP work at all (a net/http handler that
+// writes a fixed body and a bufio line echo on stdio).
+//
+// Every implementation serves the same thing: server name, version and
+// instructions; server/discover with cache hints of one hour, public; and one
+// tool, echo, whose {"text": string} input is validated against its schema
+// and whose result is the text as one text content item.
+package servers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// The server every implementation builds.
+const (
+	Name         = "bench-server"
+	Version      = "1.0.0"
+	Instructions = "A benchmark server with one tool, echo, that returns its text."
+	ToolName     = "echo"
+	ToolDesc     = "Echoes the given text back as one text content item."
+	// CacheTTL is the freshness hint of server/discover.
+	CacheTTL = time.Hour
+	// CacheScope is the cacheScope of server/discover.
+	CacheScope = "public"
+	// Path is where the HTTP servers serve MCP.
+	Path = "/mcp"
+)
+
+// EchoIn is the input of the echo tool.
+type EchoIn struct {
+	Text string `json:"text" jsonschema:"the text to echo back"`
+}
+
+// Implementations, in report order. Floor is the baseline the others are
+// measured against.
+const (
+	Mcpkit = "mcpkit"
+	GoSDK  = "gosdk"
+	McpGo  = "mcpgo"
+	Floor  = "floor"
+)
+
+// Impls lists every implementation, floor last.
+var Impls = []string{Mcpkit, GoSDK, McpGo, Floor}
+
+// Describe names an implementation with its library version for reports.
+func Describe(impl string) string {
+	switch impl {
+	case Mcpkit:
+		return "mcpkit (this repository)"
+	case GoSDK:
+		return "github.com/modelcontextprotocol/go-sdk v1.8.0 (stateless Streamable HTTP, JSON responses)"
+	case McpGo:
+		return "github.com/mark3labs/mcp-go v1.2.1 (stateless Streamable HTTP, input validation on)"
+	case Floor:
+		return "floor: net/http handler writing a fixed body / bufio line echo on stdio"
+	}
+	return impl
+}
+
+// HTTPHandler returns the http.Handler of impl, to be mounted at Path.
+func HTTPHandler(impl string) (http.Handler, error) {
+	switch impl {
+	case Mcpkit:
+		return newMcpkit(), nil
+	case GoSDK:
+		return newGoSDKHandler(), nil
+	case McpGo:
+		return newMcpGoHandler(), nil
+	case Floor:
+		return FloorHandler{}, nil
+	}
+	return nil, fmt.Errorf("unknown implementation %q", impl)
+}
+
+// ServeStdio serves impl over newline-delimited JSON-RPC on r and w until r
+// ends or ctx is cancelled.
+func ServeStdio(ctx context.Context, impl string, r io.Reader, w io.Writer) error {
+	switch impl {
+	case Mcpkit:
+		return newMcpkit().ServeStdio(ctx, r, w)
+	case GoSDK:
+		return serveGoSDKStdio(ctx, r, w)
+	case McpGo:
+		return serveMcpGoStdio(ctx, r, w)
+	case Floor:
+		return FloorStdio(r, w)
+	}
+	return fmt.Errorf("unknown implementation %q", impl)
+}
