@@ -28,7 +28,7 @@ type Result struct {
 	Requests int64
 	// Checked counts every response checked, warm-up included.
 	Checked int64
-	Elapsed  time.Duration
+	Elapsed time.Duration
 	// CPU is the server's CPU time (user+system) during the measured part,
 	// or 0 when it was not measured.
 	CPU time.Duration
@@ -133,9 +133,9 @@ func RunHTTP(url, impl, method string, conns int, opt Options) Result {
 		count   atomic.Int64
 		checked atomic.Int64
 		fe      firstErr
-		failed = make(chan struct{})
-		fail   sync.Once
-		wg     sync.WaitGroup
+		failed  = make(chan struct{})
+		fail    sync.Once
+		wg      sync.WaitGroup
 	)
 	for w := range conns {
 		c, err := newHTTPConn(url, method)

@@ -1,3 +1,5 @@
+//go:build !only_mcpkit && !only_mcpgo && !only_floor
+
 package servers
 
 import (
@@ -7,6 +9,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+func init() {
+	built[GoSDK] = implementation{http: newGoSDKHandler, stdio: serveGoSDKStdio}
+}
 
 func newGoSDK() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Version: Version}, &mcp.ServerOptions{

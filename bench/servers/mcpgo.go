@@ -1,3 +1,5 @@
+//go:build !only_mcpkit && !only_gosdk && !only_floor
+
 package servers
 
 import (
@@ -8,6 +10,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
+
+func init() {
+	built[McpGo] = implementation{http: newMcpGoHandler, stdio: serveMcpGoStdio}
+}
 
 func newMcpGo() *server.MCPServer {
 	s := server.NewMCPServer(Name, Version,

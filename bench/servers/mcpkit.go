@@ -1,12 +1,24 @@
+//go:build !only_gosdk && !only_mcpgo && !only_floor
+
 package servers
 
 import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
+
+func init() {
+	built[Mcpkit] = implementation{
+		http: func() http.Handler { return newMcpkit() },
+		stdio: func(ctx context.Context, r io.Reader, w io.Writer) error {
+			return newMcpkit().ServeStdio(ctx, r, w)
+		},
+	}
+}
 
 func newMcpkit() *mcp.Server {
 	s := mcp.NewServer(&mcp.ServerOptions{

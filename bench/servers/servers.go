@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -64,33 +65,49 @@ func Describe(impl string) string {
 	return impl
 }
 
+// implementation is how one implementation serves.
+type implementation struct {
+	http  func() http.Handler
+	stdio func(ctx context.Context, r io.Reader, w io.Writer) error
+}
+
+// built holds the implementations compiled into this binary. Each peer's
+// file is excluded by the build tags only_mcpkit, only_gosdk, only_mcpgo and
+// only_floor, so that a benchserver built with one of them links only that
+// implementation's dependencies (and runs only their package init): start
+// times then compare libraries, not one binary holding all of them.
+var built = map[string]implementation{
+	Floor: {
+		http:  func() http.Handler { return FloorHandler{} },
+		stdio: func(_ context.Context, r io.Reader, w io.Writer) error { return FloorStdio(r, w) },
+	},
+}
+
+func lookup(impl string) (implementation, error) {
+	if im, ok := built[impl]; ok {
+		return im, nil
+	}
+	if slices.Contains(Impls, impl) {
+		return implementation{}, fmt.Errorf("implementation %q is not built into this binary (build tags)", impl)
+	}
+	return implementation{}, fmt.Errorf("unknown implementation %q", impl)
+}
+
 // HTTPHandler returns the http.Handler of impl, to be mounted at Path.
 func HTTPHandler(impl string) (http.Handler, error) {
-	switch impl {
-	case Mcpkit:
-		return newMcpkit(), nil
-	case GoSDK:
-		return newGoSDKHandler(), nil
-	case McpGo:
-		return newMcpGoHandler(), nil
-	case Floor:
-		return FloorHandler{}, nil
+	im, err := lookup(impl)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("unknown implementation %q", impl)
+	return im.http(), nil
 }
 
 // ServeStdio serves impl over newline-delimited JSON-RPC on r and w until r
 // ends or ctx is cancelled.
 func ServeStdio(ctx context.Context, impl string, r io.Reader, w io.Writer) error {
-	switch impl {
-	case Mcpkit:
-		return newMcpkit().ServeStdio(ctx, r, w)
-	case GoSDK:
-		return serveGoSDKStdio(ctx, r, w)
-	case McpGo:
-		return serveMcpGoStdio(ctx, r, w)
-	case Floor:
-		return FloorStdio(r, w)
+	im, err := lookup(impl)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown implementation %q", impl)
+	return im.stdio(ctx, r, w)
 }

@@ -57,7 +57,7 @@ func main() {
 	flag.StringVar(&methods, "methods", strings.Join(load.Methods, ","), "cases")
 	flag.BoolVar(&c.inproc, "inproc", true, "run the in-process ServeHTTP benchmarks")
 	flag.StringVar(&c.out, "out", "", "report file (default: BENCHMARKS.md at the repository root; - for stdout)")
-	flag.StringVar(&c.profileDir, "profile", "", "write CPU and allocation profiles of the mcpkit processes to this directory")
+	flag.StringVar(&c.profileDir, "profile", "", "write a CPU profile of every server process to this directory (allocations: go test -bench . -memprofile in load/)")
 	flag.Parse()
 	for f := range strings.SplitSeq(levels, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -93,16 +93,22 @@ func main() {
 		fatalf("%v", err)
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "benchserver")
-	logf("building benchserver")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/benchserver")
-	build.Dir = benchDir
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fatalf("building benchserver: %v", err)
+	// One benchserver binary per implementation, holding only that
+	// implementation's code, so that start times and memory compare
+	// libraries rather than one binary that links all of them.
+	bins := map[string]string{}
+	for _, impl := range c.impls {
+		bins[impl] = filepath.Join(tmp, "benchserver-"+impl)
+		logf("building benchserver for %s", impl)
+		build := exec.Command("go", "build", "-tags", "only_"+impl, "-o", bins[impl], "./cmd/benchserver")
+		build.Dir = benchDir
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fatalf("building benchserver: %v", err)
+		}
 	}
 
-	rep := run(&c, bin)
+	rep := run(&c, bins)
 	text := render(&c, rep)
 	if c.out == "-" {
 		fmt.Print(text)
@@ -195,7 +201,7 @@ func rotate(impls []string, r int) []string {
 	return append(slices.Clone(impls[k:]), impls[:k]...)
 }
 
-func run(c *config, bin string) *report {
+func run(c *config, bins map[string]string) *report {
 	rep := &report{
 		start:      time.Now(),
 		loadBefore: loadAvg(),
@@ -210,10 +216,9 @@ func run(c *config, bin string) *report {
 			logf("repetition %d/%d: %s", r+1, c.reps, transport)
 			procs := map[string]*load.Proc{}
 			for _, impl := range order {
-				argv := []string{bin}
-				if c.profileDir != "" && impl == servers.Mcpkit {
-					base := filepath.Join(c.profileDir, fmt.Sprintf("mcpkit-%s-rep%d", transport, r+1))
-					argv = append(argv, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".allocs.pprof")
+				argv := []string{bins[impl]}
+				if c.profileDir != "" {
+					argv = append(argv, "-cpuprofile", filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-rep%d.cpu.pprof", impl, transport, r+1)))
 				}
 				p, err := load.Start(argv, impl, transport)
 				k := procKey{transport, impl}
@@ -318,4 +323,3 @@ func loadAvg() string {
 	}
 	return strings.Join(f[:3], " ")
 }
-

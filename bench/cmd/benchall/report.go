@@ -396,7 +396,7 @@ func (r *report) renderTargets(c *config, p func(string, ...any)) {
 
 // renderAhead says, case by case, whether mcpkit beat both peers.
 func (r *report) renderAhead(c *config, p func(string, ...any)) {
-	if !slices.Contains(c.impls, servers.Mcpkit) {
+	if !slices.Contains(c.impls, servers.Mcpkit) || !slices.ContainsFunc(peers, func(peer string) bool { return slices.Contains(c.impls, peer) }) {
 		return
 	}
 	var behind []string
