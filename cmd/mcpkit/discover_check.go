@@ -46,6 +46,38 @@ type checker struct {
 
 	unsupported *client.Reply // the reply to the bogus version
 	discovered  *client.Reply // the reply at the supported version
+	noModern    bool          // data.supported names no modern version
+}
+
+// unsupportedSupported returns data.supported of the -32022, or nil.
+func (c *checker) unsupportedSupported() []string {
+	e := c.unsupported.RPCError()
+	if e == nil || e.Code != client.CodeUnsupportedVersion {
+		return nil
+	}
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	json.Unmarshal(e.Data, &d)
+	return d.Supported
+}
+
+func newestModern(versions []string) string {
+	for _, v := range client.ModernVersions {
+		if slices.Contains(versions, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+// needsModern skips a check that needs a modern version the server
+// supports, when it supports none; it reports whether it skipped.
+func (c *checker) needsModern(id, title, section string) bool {
+	if c.noModern {
+		c.skip(id, title, section, fmt.Sprintf("the server supports no modern version (data.supported: %v)", c.unsupportedSupported()))
+	}
+	return c.noModern
 }
 
 // runChecks checks the server's discovery and request validation. fresh,
@@ -65,6 +97,14 @@ func runChecks(ctx context.Context, s *client.Session, fresh client.Conn, f *dis
 		}
 	}
 	c.unsupportedVersion()
+	if c.s.Era() != client.EraModern {
+		// Speak the newest modern version the server lists, if any.
+		if v := newestModern(c.unsupportedSupported()); v != "" {
+			c.version = v
+		} else if c.unsupportedSupported() != nil {
+			c.noModern = true
+		}
+	}
 	c.supportedVersion()
 	c.versionsAgree()
 	c.missingMeta()
@@ -212,9 +252,16 @@ func orMissing(raw json.RawMessage) string {
 // DiscoverResult with supportedVersions, capabilities, serverInfo and the
 // cache hints.
 func (c *checker) supportedVersion() {
+	const section = "server/discover#discoverresult"
+	if c.noModern {
+		c.add("discover-result", "server/discover at a supported version -> supportedVersions and capabilities", section,
+			[]string{fmt.Sprintf("the server supports no modern version (data.supported: %v), so it does not serve server/discover", c.unsupportedSupported())})
+		c.skip("discover-server-info", "serverInfo in _meta", section, "no DiscoverResult")
+		c.skip("discover-cache", "ttlMs >= 0 and cacheScope", "server/utilities/caching", "no DiscoverResult")
+		return
+	}
 	r, err := c.send(c.version, "server/discover", nil)
 	c.discovered = r
-	const section = "server/discover#discoverresult"
 	if err != nil {
 		c.add("discover-result", "server/discover at "+c.version+" -> DiscoverResult", section, []string{err.Error()})
 		c.skip("discover-server-info", "serverInfo in _meta", section, "no DiscoverResult")
@@ -323,6 +370,10 @@ func (c *checker) missingMeta() {
 
 // headerMismatch: headers that disagree with the body get -32020 (400).
 func (c *checker) headerMismatch() {
+	if c.needsModern("header-mismatch-method", "Mcp-Method header != body method -> -32020 (HTTP 400)", "basic/transports/streamable-http#server-validation") {
+		c.needsModern("header-mismatch-version", "MCP-Protocol-Version header != _meta version -> -32020 (HTTP 400)", "basic/transports/streamable-http#protocol-version-header")
+		return
+	}
 	r, err := c.send(c.version, "server/discover", func(req *client.Request) { req.Header.Set("Mcp-Method", "tools/list") })
 	c.add("header-mismatch-method", "Mcp-Method header != body method -> -32020 (HTTP 400)",
 		"basic/transports/streamable-http#server-validation", c.expectError(r, err, client.CodeHeaderMismatch, http.StatusBadRequest))
@@ -333,13 +384,16 @@ func (c *checker) headerMismatch() {
 
 // unknownMethod: a method the server does not know gets -32601 (404).
 func (c *checker) unknownMethod() {
-	r, err := c.send(c.version, "mcpkit/no-such-method", nil)
 	title := "unknown method -> -32601"
 	section := "basic/index#error-codes"
 	if c.http {
 		title += " (HTTP 404)"
 		section = "basic/transports/streamable-http#protocol-version-header"
 	}
+	if c.needsModern("unknown-method", title, section) {
+		return
+	}
+	r, err := c.send(c.version, "mcpkit/no-such-method", nil)
 	c.add("unknown-method", title, section, c.expectError(r, err, jsonrpc.CodeMethodNotFound, http.StatusNotFound))
 }
 
