@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -179,10 +180,7 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-func strconvQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+func strconvQuote(s string) string { return strconv.Quote(s) }
 
 // parseMessage decodes one JSON-RPC message, returning nil if data is not
 // one.
