@@ -2,7 +2,11 @@ module github.com/mcpkit/mcpkit/interop
 
 go 1.26.8
 
-require github.com/modelcontextprotocol/go-sdk v1.8.0
+require (
+	github.com/google/go-cmp v0.7.0
+	github.com/mcpkit/mcpkit v0.0.0-00010101000000-000000000000
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+)
 
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
