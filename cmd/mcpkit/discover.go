@@ -201,6 +201,12 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		}
 		rep.Probe = steps(ce.Steps)
 		rep.Error = &reportError{Kind: ce.Kind.String(), Message: ce.Error()}
+		for _, st := range ce.Steps {
+			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
+				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, pass them with --header \"Authorization: Bearer TOKEN\")", st.Status)
+				break
+			}
+		}
 		switch ce.Kind {
 		case client.Unreachable:
 			return rep, exitUnreachable
@@ -266,6 +272,7 @@ type step struct {
 	Request   string  `json:"request"`
 	Answer    string  `json:"answer"`
 	Meaning   string  `json:"meaning"`
+	Status    int     `json:"status,omitempty"`
 	LatencyMs float64 `json:"latencyMs,omitempty"`
 }
 
@@ -298,7 +305,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func steps(in []client.Step) []step {
 	out := make([]step, len(in))
 	for i, s := range in {
-		out[i] = step{Request: s.Request, Answer: s.Answer, Meaning: s.Meaning, LatencyMs: ms(s.Latency)}
+		out[i] = step{Request: s.Request, Answer: s.Answer, Meaning: s.Meaning, Status: s.Status, LatencyMs: ms(s.Latency)}
 	}
 	return out
 }

@@ -177,11 +177,18 @@ func (p *printer) lists(l *lists) {
 	named := func(m map[string]any) (string, string) { return str(m, "name"), str(m, "description") }
 	section("tools", "tools/list", l.Tools, named)
 	section("prompts", "prompts/list", l.Prompts, named)
+	nameDesc := func(m map[string]any) string {
+		n, d := str(m, "name"), str(m, "description")
+		if n != "" && d != "" {
+			return n + ": " + d
+		}
+		return n + d
+	}
 	section("resources", "resources/list", l.Resources, func(m map[string]any) (string, string) {
-		return str(m, "uri"), strings.TrimSpace(str(m, "name") + "  " + str(m, "description"))
+		return str(m, "uri"), nameDesc(m)
 	})
 	section("resource templates", "resources/templates/list", l.ResourceTemplates, func(m map[string]any) (string, string) {
-		return str(m, "uriTemplate"), strings.TrimSpace(str(m, "name") + "  " + str(m, "description"))
+		return str(m, "uriTemplate"), nameDesc(m)
 	})
 }
 

@@ -318,8 +318,9 @@ func TestDiscoverSendsHeaders(t *testing.T) {
 	if code != exitOK || decodeReport(t, out).Era != "modern" {
 		t.Errorf("with the headers: exit %d\n%s", code, out)
 	}
-	if code, _, _ := runDiscover(t, ts.URL); code != exitNotMCP {
-		t.Errorf("without them: exit %d, want %d", code, exitNotMCP)
+	code, out, _ = runDiscover(t, ts.URL)
+	if code != exitNotMCP || !strings.Contains(out, `the server answered HTTP 401: if it needs credentials, pass them with --header "Authorization: Bearer TOKEN"`) {
+		t.Errorf("without them: exit %d, want %d and a hint about --header:\n%s", code, exitNotMCP, out)
 	}
 }
 

@@ -40,6 +40,9 @@ type Step struct {
 	Answer string `json:"answer"`
 	// Meaning is the conclusion drawn from it.
 	Meaning string `json:"meaning"`
+	// Status is the HTTP status of the answer; 0 on stdio or when
+	// nothing came back.
+	Status int `json:"status,omitempty"`
 	// Latency is the round trip; zero when nothing came back.
 	Latency time.Duration `json:"-"`
 }
@@ -170,6 +173,7 @@ func (p *prober) step(req string, r *Reply, err error, meaning string) {
 	} else {
 		s.Answer = r.Describe()
 		s.Latency = r.Latency
+		s.Status = r.Status
 	}
 	p.steps = append(p.steps, s)
 }
@@ -370,6 +374,9 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 		default:
 			p.step(what, nil, err, "unreachable")
 			kind = Unreachable
+		}
+		if kind == Unreachable && errors.Is(err, ErrTimeout) {
+			return nil, nil, p.fail(kind, err, "the server answered nothing within %s, neither server/discover nor initialize", p.opts.Timeout)
 		}
 		return nil, nil, p.fail(kind, err, "%s: %v", what, err)
 	}

@@ -144,6 +144,7 @@ func TestConnectEraOnStdio(t *testing.T) {
 		{"a result that is not a DiscoverResult", legacyStdio(func(m *jsonrpc.Message) []byte {
 			return jsonrpc.AppendResult(nil, m.ID, []byte(`{}`))
 		}), "", want{EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
+		{"silent to everything", func(*jsonrpc.Message) []byte { return nil }, "", want{fail: Unreachable, methods: []string{"server/discover", "initialize"}}},
 		{"legacy client: initialize first", legacyStdio(func(m *jsonrpc.Message) []byte { panic("probed") }), "2025-03-26",
 			want{EraLegacy, "2025-03-26", "fake-legacy", []string{"initialize", "notifications/initialized"}, 0}},
 	}
