@@ -155,6 +155,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	if f.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		enc.Encode(rep)
 	} else {
 		p := &printer{w: stdout, color: useColor(f.color, stdout)}
