@@ -7,3 +7,5 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/text v0.44.0
 )
+
+require github.com/golang-jwt/jwt/v5 v5.3.1

@@ -20,6 +20,10 @@ type Incoming struct {
 	// on transports without headers (stdio). Header checks run only when it
 	// is non-nil.
 	Header http.Header
+	// Principal is the authenticated caller, when the transport verified
+	// one. Per-primitive scope checks and list filtering apply to requests
+	// with a Principal; a request without one is trusted by its transport.
+	Principal *Principal
 }
 
 // Notifier receives the notifications that relate to one request (progress,
@@ -59,6 +63,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
 	x.info.Header = in.Header
+	x.info.Principal = in.Principal
 	mark := len(dst)
 	out, err := h(ctx, x, dst)
 	x.finish()
@@ -68,6 +73,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
+		s.challengeFor(n, e)
 		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
 	}
 	return out, http.StatusOK

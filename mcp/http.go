@@ -51,6 +51,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
+	principal, ok := s.authenticate(w, r, &msg)
+	if !ok {
+		return
+	}
 	if msg.IsNotification() {
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -62,7 +66,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := s.getBuf()
 	defer s.putBuf(out)
 	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"])}
-	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header}, sink)
+	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header, Principal: principal}, sink)
 	*out = resp[:0]
 	sink.finish(resp, status)
 }
@@ -287,7 +291,8 @@ func isLoopbackAddr(a net.Addr) bool {
 }
 
 // NewHTTPServer returns an *http.Server that serves s at path (default
-// "/mcp") on addr, with the limits a public endpoint needs: 64 KiB of
+// "/mcp") on addr, plus the Protected Resource Metadata of a server with
+// AuthOptions at its well-known paths, with the limits a public endpoint needs: 64 KiB of
 // headers, read and idle timeouts, and no write timeout (SSE responses are
 // long-lived; handlers are cancelled when the client goes away).
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
@@ -296,6 +301,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(path, s)
+	s.mountAuth(mux)
 	return &http.Server{
 		Addr:              addr,
 		Handler:           mux,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -31,6 +32,13 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
 	Meta         Meta             `json:"_meta,omitempty"`
+
+	// Scopes are the OAuth scopes a caller's access token must all grant
+	// for the caller to see the tool in tools/list and to call it, on a
+	// server with AuthOptions. A call without them gets 403
+	// insufficient_scope naming them. Callers without a Principal (stdio)
+	// are not checked. Not sent to clients.
+	Scopes []string `json:"-"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not
@@ -178,6 +186,8 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	if t.Description == "" {
 		panic(fmt.Sprintf("AddTool %q: missing description", t.Name))
 	}
+	checkScopes("AddTool", t.Name, t.Scopes)
+	t.Scopes = slices.Clone(t.Scopes)
 	in, err := json.Marshal(t.InputSchema)
 	if err != nil {
 		panic(fmt.Sprintf("AddTool %q: encoding the input schema: %v", t.Name, err))
@@ -269,7 +279,7 @@ func handleToolsList(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	page, perr := x.snap.toolsList.page(cursor)
+	page, perr := x.listPage(x.snap.toolsList, cursor)
 	if perr != nil {
 		return nil, perr
 	}
@@ -294,6 +304,9 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	t := x.snap.tools[name]
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
+	}
+	if err := x.requireScopes(t.tool.Scopes); err != nil {
+		return nil, err
 	}
 	if x.info.Header != nil && len(t.headers) > 0 {
 		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
