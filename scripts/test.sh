@@ -41,7 +41,7 @@ SECONDS=0   # bash counts the elapsed time in it
 # go_module DIR [GO TEST FLAGS...]: vet and test one module, from its own directory.
 go_module() {
   local dir=$1; shift
-  log "go vet + go test -race $* in ${dir}/"
+  log "go vet + go test -race ${*:+$* }in ${dir}/"
   (cd "$ROOT/$dir" && go vet ./... && go test -race -count=1 "$@" ./...)
 }
 
