@@ -193,7 +193,7 @@ type authState struct {
 	metadata     []byte // the Protected Resource Metadata document
 	metadataURL  string // absolute URL of the metadata, for challenges
 	metadataPath string // the path part of metadataURL
-	challenge    string // the 401 challenge without an error
+	challenge    string // the parameters of the 401 challenge besides error
 	privateHint  []byte // `"ttlMs":N,"cacheScope":"private"`
 }
 
@@ -237,7 +237,7 @@ func (s *Server) initAuth() {
 	path := strings.TrimSuffix(u.EscapedPath(), "/")
 	a.metadataPath = wellKnownPRM + path
 	a.metadataURL = strings.ToLower(u.Scheme) + "://" + u.Host + a.metadataPath
-	a.challenge = `Bearer resource_metadata="` + a.metadataURL + `"`
+	a.challenge = `resource_metadata="` + a.metadataURL + `"`
 	if len(a.required) > 0 {
 		a.challenge += `, scope="` + strings.Join(a.required, " ") + `"`
 	}
@@ -390,7 +390,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 	token, malformed := bearerToken(authz)
 	if token == "" {
 		if malformed {
-			s.denyAuth(w, msg.ID, http.StatusBadRequest, "invalid_request", "Bad Request: malformed Authorization header; send exactly one \"Authorization: Bearer <token>\"")
+			s.denyAuth(w, msg.ID, http.StatusBadRequest, "invalid_request", "Bad Request: malformed Authorization header; send exactly one \"Authorization: Bearer TOKEN\" header")
 		} else {
 			s.denyAuth(w, msg.ID, http.StatusUnauthorized, "", "Unauthorized: this server requires an OAuth bearer access token; see "+a.metadataURL)
 		}
@@ -460,10 +460,10 @@ func bearerToken(h []string) (token string, malformed bool) {
 // denyAuth writes a 400 or 401 response with its WWW-Authenticate
 // challenge and a JSON-RPC error body.
 func (s *Server) denyAuth(w http.ResponseWriter, id jsonrpc.ID, status int, oauthErr, msg string) {
-	c := s.auth.challenge
+	c := "Bearer " + s.auth.challenge
 	e := &Error{Code: CodeInvalidRequest, Message: msg, status: status}
 	if oauthErr != "" {
-		c += `, error="` + oauthErr + `"`
+		c = `Bearer error="` + oauthErr + `", ` + s.auth.challenge
 		e.Data = map[string]string{"error": oauthErr}
 	}
 	w.Header().Set("WWW-Authenticate", c)
