@@ -596,3 +596,54 @@ func ExampleAuthOptions() {
 	// Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"
 	// {"resource":"https://mcp.example.com/mcp","authorization_servers":["https://auth.example.com"],"scopes_supported":["mcp:tools"],"bearer_methods_supported":["header"],"resource_name":"mcpkit"}
 }
+
+// ExampleServer_ProtectedResourceMetadata mounts a protected server on a
+// mux of one's own: the MCP endpoint, and the metadata where clients look
+// for it.
+func ExampleServer_ProtectedResourceMetadata() {
+	s := mcp.NewServer(&mcp.ServerOptions{Name: "files", Auth: &mcp.AuthOptions{
+		Verifier:             testVerifier,
+		Resource:             "https://api.example.com/files/mcp",
+		AuthorizationServers: []string{"https://login.example.com"},
+	}})
+	mux := http.NewServeMux()
+	mux.Handle("/files/mcp", s)
+	mux.Handle(s.ProtectedResourceMetadataPath(), s.ProtectedResourceMetadata())
+
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/.well-known/oauth-protected-resource/files/mcp", nil))
+	fmt.Println(w.Code, w.Body.String())
+	// Output:
+	// 200 {"resource":"https://api.example.com/files/mcp","authorization_servers":["https://login.example.com"],"bearer_methods_supported":["header"],"resource_name":"files"}
+}
+
+// ExampleInsufficientScope shows a tool that decides from its arguments
+// which scopes a call needs, and asks for them (step-up authorization).
+func ExampleInsufficientScope() {
+	s := mcp.NewServer(&mcp.ServerOptions{Auth: testAuthOptions("on")})
+	type in struct {
+		Path string `json:"path"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "read_file", Description: "Reads a file; files under /secret need the secret scope."},
+		func(ctx context.Context, req *mcp.ToolRequest, in in) (string, error) {
+			if strings.HasPrefix(in.Path, "/secret/") && !req.Info.Principal.HasScope("secret") {
+				return "", mcp.InsufficientScope("mcp", "secret")
+			}
+			return "contents of " + in.Path, nil
+		})
+
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/secret/plan"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "read_file")
+	req.Header.Set("Authorization", "Bearer "+aliceToken) // grants "mcp" only
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	fmt.Println(w.Code)
+	fmt.Println(w.Header().Get("WWW-Authenticate"))
+	// Output:
+	// 403
+	// Bearer error="insufficient_scope", scope="mcp secret", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error_description="The access token lacks a scope this operation requires"
+}

@@ -137,7 +137,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	if opts.Auth != nil {
 		log.Info("authorization required", "issuer", opts.Auth.AuthorizationServers[0], "audience", opts.Auth.Resource,
-			"scopes", opts.Auth.RequiredScopes, "metadata", "http://"+ln.Addr().String()+s.ProtectedResourceMetadataPath())
+			"scopes", opts.Auth.RequiredScopes, "metadata", s.ProtectedResourceMetadataPath())
 	}
 	log.Info("listening", "url", url, "versions", s.SupportedVersions())
 	errc := make(chan error, 1)
