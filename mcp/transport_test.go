@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -184,5 +185,21 @@ func TestSSEKeepsLinesWhole(t *testing.T) {
 	}
 	if events != 4 {
 		t.Errorf("got %d events, want 3 progress notifications and the result", events)
+	}
+}
+
+func TestHandlerPanicBecomesInternalError(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	mcp.AddTool(s, &mcp.Tool{Name: "boom", Description: "Panics."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { panic("boom") })
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom",` + validMeta + `}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{` + validMeta + `}}` + "\n"
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error"}}`) || !strings.Contains(got, `"id":2,"result"`) {
+		t.Fatalf("stdout = %s", got)
 	}
 }
