@@ -57,8 +57,8 @@ type discardWriter struct {
 	n    int
 }
 
-func (w *discardWriter) Header() http.Header        { return w.h }
-func (w *discardWriter) WriteHeader(code int)       { w.code = code }
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 func (w *discardWriter) reset() {
 	for k := range w.h {
@@ -90,7 +90,9 @@ var floorHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request)
 	w.Write(floorBody)
 })
 
-func BenchmarkFloorHTTP(b *testing.B) { benchHTTP(b, floorHandler, discoverBody, "server/discover", "") }
+func BenchmarkFloorHTTP(b *testing.B) {
+	benchHTTP(b, floorHandler, discoverBody, "server/discover", "")
+}
 
 func BenchmarkDiscoverHTTP(b *testing.B) {
 	benchHTTP(b, benchServer(), discoverBody, "server/discover", "")
