@@ -19,7 +19,9 @@ import (
 // whatever path the Server is mounted at (conventionally /mcp): one POST per
 // JSON-RPC message, answered with one JSON object, or with an SSE stream when
 // the handler sends notifications before its result. GET and DELETE get 405.
-// The transport only frames bytes: every request goes through Handle.
+// The transport only frames bytes: every request goes through Handle. On a
+// server with ServerOptions.Auth, a request also needs a bearer token (see
+// AuthOptions), checked after the Origin, size and media type checks.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e := s.checkOrigin(r); e != nil {
 		writeHTTPError(w, jsonrpc.ID{}, e)

@@ -24,7 +24,7 @@ import (
 // server can tell: it publishes its metadata and a JWK Set over HTTP on
 // 127.0.0.1, and mints tokens signed with keys generated for the test.
 type testIssuer struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *httptest.Server
 	URL  string
 	rsa  *rsa.PrivateKey   // kid "rsa-1"
@@ -44,7 +44,7 @@ var (
 	ecKey            *ecdsa.PrivateKey
 )
 
-func testKeys(t *testing.T) {
+func testKeys(t testing.TB) {
 	keysOnce.Do(func() {
 		var err error
 		if rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
@@ -59,7 +59,7 @@ func testKeys(t *testing.T) {
 	})
 }
 
-func newTestIssuer(t *testing.T) *testIssuer {
+func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	testKeys(t)
 	is := &testIssuer{t: t, rsa: rsaKey, ec: ecKey}
