@@ -293,10 +293,11 @@ func isLoopbackAddr(a net.Addr) bool {
 }
 
 // NewHTTPServer returns an *http.Server that serves s at path (default
-// "/mcp") on addr, plus the Protected Resource Metadata of a server with
-// AuthOptions at its well-known paths, with the limits a public endpoint needs: 64 KiB of
+// "/mcp") on addr, with the limits a public endpoint needs: 64 KiB of
 // headers, read and idle timeouts, and no write timeout (SSE responses are
-// long-lived; handlers are cancelled when the client goes away).
+// long-lived; handlers are cancelled when the client goes away). A server
+// with AuthOptions also serves its Protected Resource Metadata at the
+// well-known paths (see ProtectedResourceMetadata).
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	if path == "" {
 		path = "/mcp"
