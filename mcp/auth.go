@@ -415,6 +415,8 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 		s.log.Debug("mcp: access token rejected", "method", msg.Method, "remote", r.RemoteAddr, "err", scrub(err, token))
 		s.denyAuth(w, msg.ID, http.StatusUnauthorized, "invalid_token", "Unauthorized: the access token is invalid or expired")
 		return nil, false
+	case err != nil && r.Context().Err() != nil:
+		return nil, false // the client went away while its token was checked
 	case err != nil:
 		s.log.Warn("mcp: access token could not be verified", "method", msg.Method, "err", scrub(err, token))
 		writeHTTPError(w, msg.ID, &Error{Code: CodeInternalError, Message: "Service Unavailable: the access token could not be verified; try again later", status: http.StatusServiceUnavailable})

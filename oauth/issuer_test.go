@@ -30,6 +30,7 @@ type testIssuer struct {
 	rsa  *rsa.PrivateKey   // kid "rsa-1"
 	ec   *ecdsa.PrivateKey // kid "ec-1"
 	fail atomic.Bool       // answer 500 instead of the key set
+	slow atomic.Bool       // answer the key set after 200 ms
 
 	mu        sync.Mutex
 	published []map[string]string
@@ -66,6 +67,9 @@ func newTestIssuer(t testing.TB) *testIssuer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
 		is.fetches.Add(1)
+		if is.slow.Load() {
+			time.Sleep(200 * time.Millisecond)
+		}
 		if is.fail.Load() {
 			http.Error(w, "down", http.StatusInternalServerError)
 			return

@@ -179,8 +179,15 @@ func (s *keySource) fetch(ctx context.Context, seen *keySet) (*keySet, error) {
 	return ks, nil
 }
 
-// download fetches and decodes the key set. Callers hold s.mu.
+// fetchTimeout bounds one fetch of metadata and key set.
+const fetchTimeout = 30 * time.Second
+
+// download fetches and decodes the key set. Callers hold s.mu. The fetch
+// serves every waiting request, so it is not cancelled when the request
+// that started it goes away.
 func (s *keySource) download(ctx context.Context) (*keySet, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
+	defer cancel()
 	if s.url == "" {
 		u, err := discoverJWKSURI(ctx, s.client, s.issuer)
 		if err != nil {

@@ -334,6 +334,25 @@ func TestJWKSUnavailable(t *testing.T) {
 	}
 }
 
+// TestJWKSFetchOutlivesCaller checks that a key set fetch started by a
+// request whose client goes away still completes and serves later requests,
+// instead of leaving an error behind.
+func TestJWKSFetchOutlivesCaller(t *testing.T) {
+	is := newTestIssuer(t)
+	is.slow.Store(true)
+	v := newVerifier(t, is, nil)
+	token := is.rs256(is.claims(resource))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	v.VerifyToken(ctx, token) // its client is gone before the keys arrive
+	if _, err := v.VerifyToken(context.Background(), token); err != nil {
+		t.Fatalf("the next request: %v", err)
+	}
+	if n := is.fetches.Load(); n != 1 {
+		t.Errorf("%d fetches, want 1", n)
+	}
+}
+
 // TestJWKSDiscovery checks that without JWKSURL the key set is found
 // through the issuer's authorization server metadata, and that metadata
 // naming another issuer is refused.
