@@ -131,7 +131,10 @@ func TestJWTEndToEnd(t *testing.T) {
 		return c
 	}
 	valid := is.rs256(is.claims(resource))
-	tampered := valid[:len(valid)-4] + flip(valid[len(valid)-4:])
+	// Change four characters in the middle of the signature (not at its
+	// end, where base64 padding bits would make it malformed instead).
+	i := len(valid) - 40
+	tampered := valid[:i] + flip(valid[i:i+4]) + valid[i+4:]
 	parts := strings.Split(valid, ".")
 	otherPayload := is.rs256(with(func(c jwt.MapClaims) { c["sub"] = "someone-else" }))
 	swapped := parts[0] + "." + strings.Split(otherPayload, ".")[1] + "." + parts[2]
