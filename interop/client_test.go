@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/interop/gosdkserver"
 	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/interop/gosdkserver"
 )
 
 // TestClientCallsGoSDK calls a go-sdk tool with mcpkit's client in both

@@ -41,7 +41,10 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		gocmd = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	build := exec.Command(gocmd, "build", "-o", mcpkitBin, "github.com/mcpkit/mcpkit/cmd/mcpkit")
+	// Built in the root module, as users build it, with that module's
+	// dependencies and checksums.
+	build := exec.Command(gocmd, "build", "-o", mcpkitBin, "./cmd/mcpkit")
+	build.Dir = ".."
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building mcpkit:", err)
@@ -235,17 +238,29 @@ func TestGoSDKCheck(t *testing.T) {
 // everythingVersion pins the npm reference server.
 const everythingVersion = "2026.8.31"
 
+// cacheDir is the mcpkit cache folder, as scripts/lib.sh names it:
+// ${MCPKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit}.
+func cacheDir() (string, error) {
+	if c := os.Getenv("MCPKIT_CACHE"); c != "" {
+		return c, nil
+	}
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+		return filepath.Join(x, "mcpkit"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".cache", "mcpkit"), nil
+}
+
 // everythingServer returns the command that runs the npm "everything"
-// server on stdio, installing it into the mcpkit cache folder
-// (${MCPKIT_CACHE:-$HOME/.cache/mcpkit}/everything) on first use.
+// server on stdio, installing it into the mcpkit cache folder on first
+// use (under the cache's install lock, which scripts/lib.sh also takes).
 func everythingServer(t *testing.T) []string {
-	cache := os.Getenv("MCPKIT_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Skipf("no cache folder: %v", err)
-		}
-		cache = filepath.Join(home, ".cache", "mcpkit")
+	cache, err := cacheDir()
+	if err != nil {
+		t.Skipf("no cache folder: %v", err)
 	}
 	dir := filepath.Join(cache, "everything")
 	pkg := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything")
@@ -259,9 +274,16 @@ func everythingServer(t *testing.T) []string {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@modelcontextprotocol/server-everything@"+everythingVersion)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm install: %v\n%s", err, out)
+		unlock, err := lockCache(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unlock()
+		if !installed(pkg, everythingVersion) { // another run may have installed it meanwhile
+			cmd := exec.Command(npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@modelcontextprotocol/server-everything@"+everythingVersion)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("npm install: %v\n%s", err, out)
+			}
 		}
 	}
 	if nodeErr != nil {

@@ -22,8 +22,13 @@ type RequestInfo struct {
 	// or "" when it wants none.
 	LogLevel LogLevel
 	// Header holds the HTTP request headers on Streamable HTTP; nil on
-	// stdio.
+	// stdio. On a server with AuthOptions the Authorization header has
+	// been removed: use Principal.
 	Header http.Header
+	// Principal is the caller as its verified access token describes it,
+	// on a server with AuthOptions; nil on stdio, on public
+	// server/discover and on servers without AuthOptions.
+	Principal *Principal
 }
 
 // reqMeta holds the spans of the reserved _meta members of one request. The

@@ -39,7 +39,7 @@ func (r *registry) build(s *Server) *snapshot {
 		items := make([]listItem, 0, len(r.tools))
 		for name, t := range r.tools {
 			sn.tools[name] = t
-			items = append(items, listItem{key: name, json: t.encoded})
+			items = append(items, listItem{key: name, json: t.encoded, scopes: t.tool.Scopes})
 		}
 		sn.toolsList = newListing(s, "tools", items)
 	}
@@ -67,10 +67,12 @@ func (r *registry) build(s *Server) *snapshot {
 	return sn
 }
 
-// listItem is one entry of a list result: its sort key and its encoding.
+// listItem is one entry of a list result: its sort key, its encoding, and
+// the scopes a caller needs to see it (see exchange.listPage).
 type listItem struct {
-	key  string
-	json []byte
+	key    string
+	json   []byte
+	scopes []string
 }
 
 // listing is a sorted, paginated list result (tools/list and friends). Pages
@@ -80,6 +82,9 @@ type listing struct {
 	field string
 	items []listItem
 	pages []atomic.Pointer[[]byte]
+	// scoped is set when an item needs scopes: the list is then filtered
+	// per caller. private marks a filtered list, encoded per request.
+	scoped, private bool
 }
 
 func newListing(s *Server, field string, items []listItem) *listing {
@@ -88,7 +93,11 @@ func newListing(s *Server, field string, items []listItem) *listing {
 	if n == 0 {
 		n = 1
 	}
-	return &listing{s: s, field: field, items: items, pages: make([]atomic.Pointer[[]byte], n)}
+	l := &listing{s: s, field: field, items: items, pages: make([]atomic.Pointer[[]byte], n)}
+	for _, it := range items {
+		l.scoped = l.scoped || len(it.scopes) > 0
+	}
+	return l
 }
 
 // page returns the complete result object of the page the cursor names.
@@ -134,6 +143,9 @@ func (l *listing) encode(start int) []byte {
 		body = jsonrpc.AppendString(body, encodeCursor(l.items[end].key))
 	}
 	body = append(body, '}')
+	if l.private {
+		return l.s.appendResultObjectHint(nil, resultComplete, l.s.auth.privateHint, body, nil)
+	}
 	return l.s.appendResultObject(nil, resultComplete, true, body, nil)
 }
 

@@ -64,6 +64,12 @@ type ServerOptions struct {
 	// extension identifier; a nil value is sent as {}.
 	Extensions map[string]any
 
+	// Auth, when set, makes the server an OAuth 2.1 protected resource on
+	// Streamable HTTP: requests need a bearer token that Auth.Verifier
+	// accepts, and Protected Resource Metadata tells clients where to get
+	// one. stdio is not affected. See AuthOptions.
+	Auth *AuthOptions
+
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
@@ -82,6 +88,7 @@ type Server struct {
 	cacheHint  []byte // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
 	maxBody    int64
+	auth       authState
 
 	mu    sync.Mutex // guards reg and rebuilding snap
 	reg   registry
@@ -131,6 +138,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = strconv.AppendInt(s.cacheHint, ttl.Milliseconds(), 10)
 	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
+	s.initAuth()
 
 	s.reg.init()
 	return s

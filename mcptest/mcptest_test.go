@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,13 +44,26 @@ func TestToolsAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, tl := range tools {
-		names = append(names, tl.Name)
+	// The same tools as on one unpaginated page.
+	onePage, err := mcptest.NewClient(t, demo.New(&mcp.ServerOptions{PageSize: 1000})).Request("tools/list", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wantNames := []string{"echo", "shout", "test_error_handling", "test_image_content", "test_logging_tool", "test_missing_capability", "test_simple_text", "test_streaming_elicitation"}
-	if diff := cmp.Diff(wantNames, names); diff != "" {
-		t.Errorf("tools over pages of 2 (-want +got):\n%s", diff)
+	var page struct{ Tools []mcp.Tool }
+	if err := json.Unmarshal(onePage, &page); err != nil {
+		t.Fatal(err)
+	}
+	names := func(ts []mcp.Tool) (out []string) {
+		for _, tl := range ts {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	if diff := cmp.Diff(names(page.Tools), names(tools)); diff != "" || len(tools) <= 2 {
+		t.Errorf("tools over pages of 2 (-one page +paginated):\n%s", diff)
+	}
+	if !slices.Contains(names(tools), "shout") {
+		t.Errorf("tools %v lack shout", names(tools))
 	}
 
 	res, err := c.CallTool("shout", map[string]any{"text": "hi"})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -148,8 +149,11 @@ func TestDiscoverJSON(t *testing.T) {
 					t.Errorf("transport %q exit %+v; want stdio, exited 0 by itself", r.Transport, r.Exit)
 				}
 			}
-			if r.Lists == nil || len(r.Lists.Tools) != 8 {
-				t.Fatalf("lists = %+v, want 8 tools", r.Lists)
+			if r.Lists == nil {
+				t.Fatal("no lists")
+			}
+			if want := demoToolCount(t); len(r.Lists.Tools) != want || want <= 3 {
+				t.Errorf("listed %d tools over pages of 3, want all %d", len(r.Lists.Tools), want)
 			}
 			if diff := cmp.Diff([]string{"prompts/list", "resources/list", "resources/templates/list"}, r.Lists.Skipped); diff != "" {
 				t.Errorf("skipped lists (-want +got):\n%s", diff)
@@ -337,4 +341,25 @@ func TestHumanDuration(t *testing.T) {
 			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// demoToolCount counts the demo server's tools on one unpaginated page.
+func demoToolCount(t *testing.T) int {
+	t.Helper()
+	ts := httptest.NewServer(demo.New(&mcp.ServerOptions{PageSize: 1000}))
+	defer ts.Close()
+	conn := client.DialHTTP(ts.URL, nil)
+	defer conn.Close()
+	res, err := client.NewModernSession(conn, "2026-07-28", client.Implementation{}).Result(t.Context(), "tools/list", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Tools      []json.RawMessage `json:"tools"`
+		NextCursor string            `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(res, &page); err != nil || page.NextCursor != "" {
+		t.Fatalf("one page of tools: %v, next cursor %q", err, page.NextCursor)
+	}
+	return len(page.Tools)
 }

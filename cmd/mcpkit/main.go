@@ -1,8 +1,9 @@
 // Command mcpkit is the mcpkit command-line tool.
 //
-//	mcpkit serve [--addr HOST:PORT] [--stdio]   run the demo MCP server
-//	mcpkit discover [flags] URL                 probe an MCP server over HTTP
-//	mcpkit discover [flags] -- COMMAND ARGS...  probe a stdio MCP server
+//	mcpkit serve [--addr HOST:PORT] [--stdio]          run the demo MCP server
+//	mcpkit serve --auth-issuer URL [--auth-scopes S]   ... behind an OAuth authorization server
+//	mcpkit discover [flags] URL                        probe an MCP server over HTTP
+//	mcpkit discover [flags] -- COMMAND ARGS...         probe a stdio MCP server
 //
 // Run `mcpkit help` for details.
 package main
