@@ -90,9 +90,20 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, discoverUsage)
+		fmt.Fprint(fs.Output(), discoverUsage)
 		fs.PrintDefaults()
-		fmt.Fprint(stderr, discoverExitCodes)
+		fmt.Fprint(fs.Output(), discoverExitCodes)
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			// Asked-for help goes to stdout.
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
 	}
 
 	// Flags may come before or after the URL; everything after "--" is

@@ -294,6 +294,7 @@ func TestDiscoverExitCodes(t *testing.T) {
 		{"bad header", []string{"--header", "nocolon", demoSrv.URL}, exitUsage, "want NAME:VALUE"},
 		{"check as legacy client", []string{"--check", "--version", "2025-06-18", demoSrv.URL}, exitUsage, "cannot be combined"},
 		{"flags after the URL", []string{demoSrv.URL, "--json"}, exitOK, `"era": "modern"`},
+		{"help", []string{"-h"}, exitOK, "5  incompatible: an MCP server, but no protocol version in common"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
