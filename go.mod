@@ -7,3 +7,5 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	golang.org/x/text v0.44.0
 )
+
+require github.com/yosida95/uritemplate/v3 v3.0.2

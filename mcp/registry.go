@@ -12,11 +12,17 @@ import (
 // registry is the mutable set of registered features. It is guarded by
 // Server.mu and turned into an immutable snapshot for serving.
 type registry struct {
-	tools map[string]*toolEntry
+	tools     map[string]*toolEntry
+	resources map[string]*resourceEntry // by URI
+	templates map[string]*templateEntry // by URI template
+	prompts   map[string]*promptEntry
 }
 
 func (r *registry) init() {
 	r.tools = make(map[string]*toolEntry)
+	r.resources = make(map[string]*resourceEntry)
+	r.templates = make(map[string]*templateEntry)
+	r.prompts = make(map[string]*promptEntry)
 }
 
 // snapshot is an immutable view of the registry with everything that can be
@@ -29,6 +35,13 @@ type snapshot struct {
 
 	tools     map[string]*toolEntry
 	toolsList *listing
+
+	resources     map[string]*resourceEntry
+	resourcesList *listing
+	templates     []*templateEntry // sorted by URI template: the match order
+	templatesList *listing
+	prompts       map[string]*promptEntry
+	promptsList   *listing
 }
 
 func (r *registry) build(s *Server) *snapshot {
@@ -39,10 +52,13 @@ func (r *registry) build(s *Server) *snapshot {
 		items := make([]listItem, 0, len(r.tools))
 		for name, t := range r.tools {
 			sn.tools[name] = t
-			items = append(items, listItem{key: name, json: t.encoded})
+			items = append(items, listItem{key: name, json: t.encoded, v: t})
 		}
 		sn.toolsList = newListing(s, "tools", items)
 	}
+	r.buildResources(s, sn)
+	r.buildPrompts(s, sn)
+	buildUtilities(sn)
 	if len(s.opts.Extensions) > 0 {
 		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions))
 		for k, v := range s.opts.Extensions {
@@ -71,6 +87,7 @@ func (r *registry) build(s *Server) *snapshot {
 type listItem struct {
 	key  string
 	json []byte
+	v    any // the registry entry, for per-request list filters
 }
 
 // listing is a sorted, paginated list result (tools/list and friends). Pages

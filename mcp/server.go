@@ -41,6 +41,12 @@ type ServerOptions struct {
 	// CacheScope is the cacheScope of those results. Default CachePublic.
 	CacheScope CacheScope
 
+	// ListFilters optionally shape list results per request, for example
+	// by the caller's identity. A family with a filter gets its lists
+	// computed per request and marked CachePrivate, and items a filter
+	// hides cannot be called, read or completed either.
+	ListFilters ListFilters
+
 	// PageSize is the number of items per page of tools/list and the other
 	// list methods. Default 100.
 	PageSize int

@@ -265,15 +265,7 @@ func handleToolsList(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if x.snap.toolsList == nil {
 		return nil, methodNotFound(x.method)
 	}
-	cursor, err := cursorParam(x.params)
-	if err != nil {
-		return nil, err
-	}
-	page, perr := x.snap.toolsList.page(cursor)
-	if perr != nil {
-		return nil, perr
-	}
-	return x.appendRaw(dst, page), nil
+	return x.servePage(ctx, x.snap.toolsList, dst)
 }
 
 func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
@@ -294,6 +286,9 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	t := x.snap.tools[name]
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
+	}
+	if ok, err := x.visible(ctx, t); err != nil || !ok {
+		return nil, orError(err, InvalidParams("Unknown tool: "+name))
 	}
 	if x.info.Header != nil && len(t.headers) > 0 {
 		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
