@@ -59,15 +59,7 @@ type CallToolResult struct {
 // MarshalJSON implements json.Marshaler. The result's _meta is written by
 // the server's result encoder, not here.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	content := r.Content
-	if content == nil {
-		content = []Content{}
-	}
-	return json.Marshal(struct {
-		Content           []Content `json:"content"`
-		StructuredContent any       `json:"structuredContent,omitempty"`
-		IsError           bool      `json:"isError,omitempty"`
-	}{content, r.StructuredContent, r.IsError})
+	return appendCallToolResult(nil, r)
 }
 
 // ToolRequest is a tools/call request as its handler sees it.
@@ -323,7 +315,10 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 			}
 		}
 	}
-	body, err := json.Marshal(res)
+	buf := x.s.getBuf()
+	defer x.s.putBuf(buf)
+	body, err := appendCallToolResult(*buf, res)
+	*buf = body[:0]
 	if err != nil {
 		return nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
 	}
