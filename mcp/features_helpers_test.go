@@ -151,3 +151,10 @@ func names(res map[string]any, field, member string) []string {
 	}
 	return out
 }
+
+func mustUnmarshal(tb testing.TB, b []byte, v any) {
+	tb.Helper()
+	if err := json.Unmarshal(b, v); err != nil {
+		tb.Fatalf("decoding %s: %v", b, err)
+	}
+}
