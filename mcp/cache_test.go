@@ -77,10 +77,18 @@ func TestCacheHintsOnEveryCacheableResult(t *testing.T) {
 func roleFilters() ListFilters {
 	admin := func(info *RequestInfo) bool { return info.Header.Get("X-Role") == "admin" }
 	return ListFilters{
-		Tools:             func(ctx context.Context, info *RequestInfo, t *Tool) bool { return admin(info) || !strings.Contains(t.Name, "admin") },
-		Prompts:           func(ctx context.Context, info *RequestInfo, p *Prompt) bool { return admin(info) || !strings.Contains(p.Name, "admin") },
-		Resources:         func(ctx context.Context, info *RequestInfo, r *Resource) bool { return admin(info) || !strings.Contains(r.URI, "admin") },
-		ResourceTemplates: func(ctx context.Context, info *RequestInfo, t *ResourceTemplate) bool { return admin(info) || !strings.Contains(t.URITemplate, "admin") },
+		Tools: func(ctx context.Context, info *RequestInfo, t *Tool) bool {
+			return admin(info) || !strings.Contains(t.Name, "admin")
+		},
+		Prompts: func(ctx context.Context, info *RequestInfo, p *Prompt) bool {
+			return admin(info) || !strings.Contains(p.Name, "admin")
+		},
+		Resources: func(ctx context.Context, info *RequestInfo, r *Resource) bool {
+			return admin(info) || !strings.Contains(r.URI, "admin")
+		},
+		ResourceTemplates: func(ctx context.Context, info *RequestInfo, t *ResourceTemplate) bool {
+			return admin(info) || !strings.Contains(t.URITemplate, "admin")
+		},
 	}
 }
 

@@ -158,4 +158,3 @@ func TestCompleteFrom(t *testing.T) {
 		}
 	}
 }
-

@@ -41,7 +41,9 @@ func promptServer() *Server {
 			return &GetPromptResult{Messages: []PromptMessage{{Role: "system", Content: &TextContent{Text: "x"}}}}, nil
 		})
 	s.AddPrompt(&Prompt{Name: "fails", Description: "Fails."},
-		func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) { return nil, errors.New("boom") })
+		func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) {
+			return nil, errors.New("boom")
+		})
 	s.AddPrompt(&Prompt{Name: "refuses", Description: "Refuses with a protocol error."},
 		func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) {
 			return nil, InvalidParams("Invalid params: not today")

@@ -120,4 +120,3 @@ func FuzzFlat(f *testing.F) {
 		}
 	})
 }
-
