@@ -81,7 +81,7 @@ func exampleRPC(h http.Handler, method, params, extraMeta string) string {
 	return strings.Join(out, "\n")
 }
 
-func ExampleNewServer() {
+func ExampleServerOptions() {
 	s := mcp.NewServer(&mcp.ServerOptions{
 		Name:         "weather",
 		Version:      "1.2.0",
@@ -412,18 +412,6 @@ func ExampleServer_ServeHTTP() {
 	fmt.Println(resp.StatusCode, body.Error.Code)
 	// Output:
 	// 404 -32601
-}
-
-func ExampleServer_ServeStdio() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "stdio-demo", Version: "1.0.0"})
-	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
-	var out strings.Builder
-	if err := s.ServeStdio(context.Background(), in, &out); err != nil {
-		panic(err)
-	}
-	fmt.Print(out.String())
-	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":3600000,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"stdio-demo","version":"1.0.0"}}}}
 }
 
 func ExampleServer_NewHTTPServer() {
