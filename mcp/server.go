@@ -3,9 +3,11 @@
 // version and client capabilities, any replica can serve any request, and
 // server/discover describes the server in one call.
 //
-// A Server holds the registered tools (and, in time, resources and prompts)
-// and serves them over Streamable HTTP (it is an http.Handler) or over stdio
-// (ServeStdio). One Server value serves any number of concurrent requests.
+// A Server holds the registered tools (AddTool), resources and resource
+// templates (AddResource, AddResourceTemplate) and prompts (AddPrompt), with
+// argument completion for prompts and templates, and serves them over
+// Streamable HTTP (it is an http.Handler) or over stdio (ServeStdio). One
+// Server value serves any number of concurrent requests.
 package mcp
 
 import (
