@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"sort"
 	"strconv"
 	"time"
 
@@ -92,13 +91,9 @@ func (x *exchange) servePage(ctx context.Context, l *listing, dst []byte) ([]byt
 		}
 		return x.appendRaw(dst, page), nil
 	}
-	start := 0
-	if cursor != "" {
-		key, ok := decodeCursor(cursor)
-		if !ok {
-			return nil, InvalidParams("Invalid params: invalid cursor")
-		}
-		start = sort.Search(len(l.items), func(i int) bool { return l.items[i].key >= key })
+	start, perr := l.start(cursor)
+	if perr != nil {
+		return nil, perr
 	}
 	body := append(make([]byte, 0, 512), '{', '"')
 	body = append(body, l.field...)

@@ -117,17 +117,27 @@ func newListing(s *Server, field string, items []listItem) *listing {
 	return l
 }
 
+// start returns the index of the first item of the page the cursor names.
+// The cursor is opaque to clients: it encodes the key of the first item of
+// the page, so a cursor stays meaningful across registry changes.
+func (l *listing) start(cursor string) (int, *Error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	key, ok := decodeCursor(cursor)
+	if !ok {
+		return 0, InvalidParams("Invalid params: invalid cursor")
+	}
+	return sort.Search(len(l.items), func(i int) bool { return l.items[i].key >= key }), nil
+}
+
 // page returns the complete result object of the page the cursor names.
 // The cursor is opaque to clients: it encodes the key of the first item of
 // the page, so a cursor stays meaningful across registry changes.
 func (l *listing) page(cursor string) ([]byte, *Error) {
-	start := 0
-	if cursor != "" {
-		key, ok := decodeCursor(cursor)
-		if !ok {
-			return nil, InvalidParams("Invalid params: invalid cursor")
-		}
-		start = sort.Search(len(l.items), func(i int) bool { return l.items[i].key >= key })
+	start, err := l.start(cursor)
+	if err != nil {
+		return nil, err
 	}
 	ps := l.s.pageSize
 	if start%ps == 0 && start/ps < len(l.pages) {
