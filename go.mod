@@ -10,3 +10,7 @@ require (
 	golang.org/x/text v0.44.0
 	golang.org/x/tools v0.52.0
 )
+
+require github.com/yosida95/uritemplate/v3 v3.0.2
+
+require github.com/google/go-cmp v0.7.0

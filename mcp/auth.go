@@ -194,14 +194,11 @@ type authState struct {
 	metadataURL  string // absolute URL of the metadata, for challenges
 	metadataPath string // the path part of metadataURL
 	challenge    string // the parameters of the 401 challenge besides error
-	privateHint  []byte // `"ttlMs":N,"cacheScope":"private"`
 }
 
 // initAuth is called by NewServer after the cache hint is built. It panics
 // on programmer errors in ServerOptions.Auth.
 func (s *Server) initAuth() {
-	hint, _, _ := strings.Cut(string(s.cacheHint), `,"cacheScope":`)
-	s.auth.privateHint = jsonAppendPrivate(hint)
 	ao := s.opts.Auth
 	if ao == nil {
 		return
@@ -258,11 +255,6 @@ func (s *Server) initAuth() {
 		ResourceDocumentation:  ao.ResourceDocumentation,
 	}
 	a.metadata = mustMarshal(doc)
-}
-
-func jsonAppendPrivate(ttl string) []byte {
-	b := append([]byte(ttl), `,"cacheScope":`...)
-	return jsonrpc.AppendString(b, string(CachePrivate))
 }
 
 func cmpOrSlice(a, b []string) []string {
@@ -552,28 +544,6 @@ func (x *exchange) requireScopes(scopes []string) error {
 		}
 	}
 	return InsufficientScope(all...)
-}
-
-// listPage returns the page of l that the caller may see. Items with scopes
-// the caller's Principal lacks are left out; when l has any scoped item,
-// every page it serves to an authenticated caller is marked cacheScope
-// "private", because the list depends on who asks. Callers without a
-// Principal see the whole list. This is the list filter of every list
-// method: give the listing's items their scopes (listItem.scopes) and call
-// it instead of l.page.
-func (x *exchange) listPage(l *listing, cursor string) ([]byte, *Error) {
-	p := x.info.Principal
-	if p == nil || !l.scoped {
-		return l.page(cursor)
-	}
-	items := make([]listItem, 0, len(l.items))
-	for _, it := range l.items {
-		if p.hasScopes(it.scopes) {
-			items = append(items, it)
-		}
-	}
-	f := &listing{s: l.s, field: l.field, items: items, private: true}
-	return f.page(cursor)
 }
 
 // checkScopes checks the scopes declared at registration of the named

@@ -29,9 +29,10 @@ func (s *Server) appendResultObject(dst []byte, resultType string, cacheable boo
 	return s.appendResultObjectHint(dst, resultType, hint, body, userMeta)
 }
 
-// appendResultObjectHint is appendResultObject with explicit cache hints
-// (`"ttlMs":N,"cacheScope":"..."`, or nil for none).
-func (s *Server) appendResultObjectHint(dst []byte, resultType string, hint, body, userMeta []byte) []byte {
+// appendResultObjectHint is appendResultObject with explicit cache hint
+// members (`"ttlMs":N,"cacheScope":"..."`); a nil hint means the result is
+// not cacheable.
+func (s *Server) appendResultObjectHint(dst []byte, resultType string, hint []byte, body, userMeta []byte) []byte {
 	dst = append(dst, `{"resultType":"`...)
 	dst = append(dst, resultType...)
 	dst = append(dst, '"')

@@ -102,8 +102,14 @@ var methods map[string]methodHandler
 
 func init() {
 	methods = map[string]methodHandler{
-		"tools/list": handleToolsList,
-		"tools/call": handleToolsCall,
+		"tools/list":               handleToolsList,
+		"tools/call":               handleToolsCall,
+		"resources/list":           handleResourcesList,
+		"resources/templates/list": handleResourceTemplatesList,
+		"resources/read":           handleResourcesRead,
+		"prompts/list":             handlePromptsList,
+		"prompts/get":              handlePromptsGet,
+		"completion/complete":      handleComplete,
 	}
 }
 

@@ -87,8 +87,21 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		}
 	}
 	if len(rm.clientInfo) > 0 {
-		// clientInfo is optional and informational: a malformed one is ignored.
-		_ = json.Unmarshal(rm.clientInfo, &info.ClientInfo)
+		// clientInfo is optional and informational: a malformed one is
+		// ignored. Read its three strings without encoding/json.
+		if it, ok := jsonscan.Object(rm.clientInfo); ok {
+			var m jsonscan.Member
+			for it.Next(&m) {
+				switch {
+				case m.KeyIs("name"):
+					info.ClientInfo.Name, _ = jsonscan.String(m.Value)
+				case m.KeyIs("version"):
+					info.ClientInfo.Version, _ = jsonscan.String(m.Value)
+				case m.KeyIs("title"):
+					info.ClientInfo.Title, _ = jsonscan.String(m.Value)
+				}
+			}
+		}
 	}
 	if len(rm.logLevel) > 0 {
 		s, ok := jsonscan.String(rm.logLevel)

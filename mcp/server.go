@@ -3,9 +3,11 @@
 // version and client capabilities, any replica can serve any request, and
 // server/discover describes the server in one call.
 //
-// A Server holds the registered tools (and, in time, resources and prompts)
-// and serves them over Streamable HTTP (it is an http.Handler) or over stdio
-// (ServeStdio). One Server value serves any number of concurrent requests.
+// A Server holds the registered tools (AddTool), resources and resource
+// templates (AddResource, AddResourceTemplate) and prompts (AddPrompt), with
+// argument completion for prompts and templates, and serves them over
+// Streamable HTTP (it is an http.Handler) or over stdio (ServeStdio). One
+// Server value serves any number of concurrent requests.
 package mcp
 
 import (
@@ -40,6 +42,12 @@ type ServerOptions struct {
 	CacheTTL time.Duration
 	// CacheScope is the cacheScope of those results. Default CachePublic.
 	CacheScope CacheScope
+
+	// ListFilters optionally shape list results per request, for example
+	// by the caller's identity. A family with a filter gets its lists
+	// computed per request and marked CachePrivate, and items a filter
+	// hides cannot be called, read or completed either.
+	ListFilters ListFilters
 
 	// PageSize is the number of items per page of tools/list and the other
 	// list methods. Default 100.

@@ -68,15 +68,7 @@ type CallToolResult struct {
 // MarshalJSON implements json.Marshaler. The result's _meta is written by
 // the server's result encoder, not here.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	content := r.Content
-	if content == nil {
-		content = []Content{}
-	}
-	return json.Marshal(struct {
-		Content           []Content `json:"content"`
-		StructuredContent any       `json:"structuredContent,omitempty"`
-		IsError           bool      `json:"isError,omitempty"`
-	}{content, r.StructuredContent, r.IsError})
+	return appendCallToolResult(nil, r)
 }
 
 // ToolRequest is a tools/call request as its handler sees it.
@@ -290,15 +282,7 @@ func handleToolsList(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if x.snap.toolsList == nil {
 		return nil, methodNotFound(x.method)
 	}
-	cursor, err := cursorParam(x.params)
-	if err != nil {
-		return nil, err
-	}
-	page, perr := x.listPage(x.snap.toolsList, cursor)
-	if perr != nil {
-		return nil, perr
-	}
-	return x.appendRaw(dst, page), nil
+	return x.servePage(ctx, x.snap.toolsList, dst)
 }
 
 func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
@@ -319,6 +303,9 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	t := x.snap.tools[name]
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
+	}
+	if ok, err := x.visible(ctx, t); err != nil || !ok {
+		return nil, orError(err, InvalidParams("Unknown tool: "+name))
 	}
 	if err := x.requireScopes(t.tool.Scopes); err != nil {
 		return nil, err
@@ -356,7 +343,10 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 			}
 		}
 	}
-	body, err := json.Marshal(res)
+	buf := x.s.getBuf()
+	defer x.s.putBuf(buf)
+	body, err := appendCallToolResult(*buf, res)
+	*buf = body[:0]
 	if err != nil {
 		return nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
 	}
