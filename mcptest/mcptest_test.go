@@ -17,24 +17,31 @@ import (
 )
 
 func TestDiscover(t *testing.T) {
-	c := mcptest.NewClient(t, demo.New(&mcp.ServerOptions{CacheTTL: 90 * time.Second, CacheScope: mcp.CachePrivate}))
-	d, err := c.Discover()
+	s := mcp.NewServer(&mcp.ServerOptions{
+		Name: "weather", Title: "Weather", Version: "2.1.0", Instructions: "Ask about the weather.",
+		CacheTTL: 90 * time.Second, CacheScope: mcp.CachePrivate,
+		Extensions: map[string]any{"com.example/radar": map[string]any{"range": 50}},
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "forecast", Description: "Forecasts."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "sun", nil })
+	d, err := mcptest.NewClient(t, s).Discover()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &mcptest.Discovery{
 		SupportedVersions: []string{"2026-07-28"},
-		Capabilities:      mcp.ServerCapabilities{Tools: &mcp.ListCapability{}},
-		ServerInfo:        mcp.Implementation{Name: demo.Name, Version: demo.Version},
-		Instructions:      d.Instructions,
-		TTL:               90 * time.Second,
-		CacheScope:        mcp.CachePrivate,
+		Capabilities: mcp.ServerCapabilities{
+			Tools:      &mcp.ListCapability{},
+			Logging:    &struct{}{}, // tools may log
+			Extensions: map[string]json.RawMessage{"com.example/radar": json.RawMessage(`{"range":50}`)},
+		},
+		ServerInfo:   mcp.Implementation{Name: "weather", Title: "Weather", Version: "2.1.0"},
+		Instructions: "Ask about the weather.",
+		TTL:          90 * time.Second,
+		CacheScope:   mcp.CachePrivate,
 	}
 	if diff := cmp.Diff(want, d); diff != "" {
 		t.Errorf("Discover (-want +got):\n%s", diff)
-	}
-	if !strings.HasPrefix(d.Instructions, "A demo of mcpkit") {
-		t.Errorf("Instructions = %q", d.Instructions)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -96,7 +97,7 @@ func TestDiscoverHumanOutput(t *testing.T) {
 		"  target        " + ts.URL + "  (Streamable HTTP)",
 		"  era           modern  (answers server/discover; no handshake)",
 		"  version       2026-07-28  (supported: 2026-07-28)",
-		"  capabilities  tools",
+		"  capabilities  ",
 		"  extensions    none",
 		"  instructions  A demo of mcpkit.",
 		"  caching       ttl 1h, scope public",
@@ -155,10 +156,38 @@ func TestDiscoverJSON(t *testing.T) {
 			if want := demoToolCount(t); len(r.Lists.Tools) != want || want <= 3 {
 				t.Errorf("listed %d tools over pages of 3, want all %d", len(r.Lists.Tools), want)
 			}
-			if diff := cmp.Diff([]string{"prompts/list", "resources/list", "resources/templates/list"}, r.Lists.Skipped); diff != "" {
-				t.Errorf("skipped lists (-want +got):\n%s", diff)
+			// Every list the capabilities offer was fetched without error.
+			lists := map[string]int{"prompts": len(r.Lists.Prompts), "resources": len(r.Lists.Resources)}
+			for capability, n := range lists {
+				if hasCapability(r.Capabilities, capability) && n == 0 {
+					t.Errorf("capability %s is advertised, but --list found none", capability)
+				}
+			}
+			if len(r.Lists.Errors) > 0 {
+				t.Errorf("list errors: %v", r.Lists.Errors)
 			}
 		})
+	}
+}
+
+// A server without prompts or resources is not asked for them.
+func TestDiscoverListSkipsWhatIsNotOffered(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{Name: "tools-only", Version: "1"})
+	mcp.AddTool(s, &mcp.Tool{Name: "noop", Description: "Does nothing."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	code, out, _ := runDiscover(t, "--json", "--list", ts.URL)
+	r := decodeReport(t, out)
+	if code != exitOK || len(r.Lists.Tools) != 1 {
+		t.Fatalf("exit %d, lists %+v", code, r.Lists)
+	}
+	if diff := cmp.Diff([]string{"prompts/list", "resources/list", "resources/templates/list"}, r.Lists.Skipped); diff != "" {
+		t.Errorf("skipped lists (-want +got):\n%s", diff)
+	}
+	_, human, _ := runDiscover(t, "--list", ts.URL)
+	if !strings.Contains(human, "prompts (0)  not offered by the server's capabilities") {
+		t.Errorf("output does not say prompts are not offered:\n%s", human)
 	}
 }
 
@@ -326,6 +355,17 @@ func TestDiscoverSendsHeaders(t *testing.T) {
 	code, out, _ = runDiscover(t, ts.URL)
 	if code != exitNotMCP || !strings.Contains(out, `the server answered HTTP 401: if it needs credentials, pass them with --header "Authorization: Bearer TOKEN"`) {
 		t.Errorf("without them: exit %d, want %d and a hint about --header:\n%s", code, exitNotMCP, out)
+	}
+}
+
+func TestCapabilityList(t *testing.T) {
+	caps := json.RawMessage(`{"tools":{"listChanged":true},"resources":{"subscribe":true,"listChanged":false},"logging":{},"extensions":{"x/y":{}},"tasks":{"list":{},"cancel":{}}}`)
+	want := []string{"logging", "resources (subscribe)", "tasks (cancel, list)", "tools (listChanged)"}
+	if diff := cmp.Diff(want, capabilityList(caps)); diff != "" {
+		t.Errorf("capabilityList (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"x/y"}, extensionNames(caps)); diff != "" {
+		t.Errorf("extensionNames (-want +got):\n%s", diff)
 	}
 }
 
