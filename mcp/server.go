@@ -64,6 +64,18 @@ type ServerOptions struct {
 	// extension identifier; a nil value is sent as {}.
 	Extensions map[string]any
 
+	// StateKeys are the secrets that seal the requestState of
+	// input_required results (see docs/mrtr.md): each at least
+	// MinStateKeyLen random bytes. The first seals; all of them open, so a
+	// key is rotated by putting a new one first and keeping the old one
+	// until StateTTL has passed. Every replica behind a load balancer needs
+	// the same keys. When empty, the keys come from the MCPKIT_STATE_KEYS
+	// environment variable (see ParseStateKeys), and failing that from a
+	// random per-process key, with a warning in the log.
+	StateKeys [][]byte
+	// StateTTL is how long a requestState stays valid. Default 10 minutes.
+	StateTTL time.Duration
+
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
@@ -88,6 +100,7 @@ type Server struct {
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
+	state sealer // requestState sealing (state.go)
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -132,6 +145,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
 
+	s.initState()
 	s.reg.init()
 	return s
 }

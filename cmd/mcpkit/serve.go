@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,6 +29,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -39,7 +41,14 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	s := demo.New(&mcp.ServerOptions{Logger: log})
+	opts := &mcp.ServerOptions{Logger: log}
+	keys, err := stateKeys(*keyFile)
+	if err != nil {
+		log.Error("state keys", "err", err)
+		return 2
+	}
+	opts.StateKeys = keys
+	s := demo.New(opts)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -78,4 +87,29 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// stateKeys reads the requestState keys from file, or from the
+// environment when file is empty (nil when neither has any).
+func stateKeys(file string) ([][]byte, error) {
+	if file == "" {
+		v := os.Getenv(mcp.StateKeysEnv)
+		if strings.TrimSpace(v) == "" {
+			return nil, nil
+		}
+		keys, err := mcp.ParseStateKeys(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mcp.StateKeysEnv, err)
+		}
+		return keys, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := mcp.ParseStateKeys(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return keys, nil
 }
