@@ -229,10 +229,10 @@ type inputs struct {
 // req.Info.ClientCapabilities.CanElicit first to fall back gracefully.
 // An answer that does not fit (a wrong shape, or form values that do not
 // match the requested schema) is not returned: the question is asked again.
-func (in *inputs) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
+func (r *inputs) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
 	params, mode, sch, perr := encodeElicit(p)
 	var res *ElicitResult
-	err := in.resolve(key, inputElicit, params, perr, func(c *ClientCapabilities) *Error {
+	err := r.resolve(key, inputElicit, params, perr, func(c *ClientCapabilities) *Error {
 		if c.CanElicit(mode) {
 			return nil
 		}
@@ -258,10 +258,10 @@ func (in *inputs) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
 // once the client sent it; until then it returns an *InputRequired error
 // that the handler must return, as Elicit does. It returns a -32021 *Error
 // when the request did not declare sampling.
-func (in *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResult, error) {
+func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResult, error) {
 	params, perr := encodeSampling(p)
 	var res *CreateMessageResult
-	err := in.resolve(key, inputSample, params, perr, func(c *ClientCapabilities) *Error {
+	err := r.resolve(key, inputSample, params, perr, func(c *ClientCapabilities) *Error {
 		if c.Sampling == nil {
 			return MissingCapabilityError(ClientCapabilities{Sampling: &SamplingCapability{}})
 		}
@@ -284,9 +284,9 @@ func (in *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResu
 // sent them; until then it returns an *InputRequired error that the handler
 // must return, as Elicit does. It returns a -32021 *Error when the request
 // did not declare roots.
-func (in *inputs) ListRoots(key string) (*ListRootsResult, error) {
+func (r *inputs) ListRoots(key string) (*ListRootsResult, error) {
 	var res *ListRootsResult
-	err := in.resolve(key, inputRoots, []byte("{}"), nil, func(c *ClientCapabilities) *Error {
+	err := r.resolve(key, inputRoots, []byte("{}"), nil, func(c *ClientCapabilities) *Error {
 		if c.Roots == nil {
 			return MissingCapabilityError(ClientCapabilities{Roots: &RootsCapability{}})
 		}
@@ -306,8 +306,8 @@ func (in *inputs) ListRoots(key string) (*ListRootsResult, error) {
 // earlier round of this request, into v, and reports whether there was
 // any. The state travels sealed in requestState: the client can neither
 // read nor change it.
-func (in *inputs) LoadState(v any) (bool, error) {
-	rd := in.rd
+func (r *inputs) LoadState(v any) (bool, error) {
+	rd := r.rd
 	if rd == nil {
 		return false, nil
 	}
@@ -326,8 +326,8 @@ func (in *inputs) LoadState(v any) (bool, error) {
 // SaveState saves v (any JSON-encodable value) as the handler's own state:
 // if the handler answers input_required, LoadState returns it in the next
 // round. It is dropped once the request completes.
-func (in *inputs) SaveState(v any) error {
-	rd := in.rd
+func (r *inputs) SaveState(v any) error {
+	rd := r.rd
 	if rd == nil {
 		return errNoInputs
 	}
@@ -347,8 +347,8 @@ var errNoInputs = errors.New("mcp: this request cannot ask the client for input"
 // nil once decode accepted an answer to key, or records the input request
 // and returns *InputRequired, or returns the capability or programming
 // error.
-func (in *inputs) resolve(key string, method byte, params []byte, perr error, missing func(*ClientCapabilities) *Error, decode func([]byte) error) error {
-	rd := in.rd
+func (r *inputs) resolve(key string, method byte, params []byte, perr error, missing func(*ClientCapabilities) *Error, decode func([]byte) error) error {
+	rd := r.rd
 	if rd == nil {
 		return errNoInputs
 	}
