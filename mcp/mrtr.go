@@ -214,7 +214,7 @@ type ListRootsResult struct {
 // the three methods that may answer input_required. Its methods are safe
 // for concurrent use.
 type inputs struct {
-	rd *round
+	rd round
 }
 
 // Elicit asks the user, through the client, for the input p describes, and
@@ -307,8 +307,8 @@ func (r *inputs) ListRoots(key string) (*ListRootsResult, error) {
 // any. The state travels sealed in requestState: the client can neither
 // read nor change it.
 func (r *inputs) LoadState(v any) (bool, error) {
-	rd := r.rd
-	if rd == nil {
+	rd := &r.rd
+	if rd.x == nil {
 		return false, nil
 	}
 	rd.mu.Lock()
@@ -327,8 +327,8 @@ func (r *inputs) LoadState(v any) (bool, error) {
 // if the handler answers input_required, LoadState returns it in the next
 // round. It is dropped once the request completes.
 func (r *inputs) SaveState(v any) error {
-	rd := r.rd
-	if rd == nil {
+	rd := &r.rd
+	if rd.x == nil {
 		return errNoInputs
 	}
 	b, err := json.Marshal(v)
@@ -348,8 +348,8 @@ var errNoInputs = errors.New("mcp: this request cannot ask the client for input"
 // and returns *InputRequired, or returns the capability or programming
 // error.
 func (r *inputs) resolve(key string, method byte, params []byte, perr error, missing func(*ClientCapabilities) *Error, decode func([]byte) error) error {
-	rd := r.rd
-	if rd == nil {
+	rd := &r.rd
+	if rd.x == nil {
 		return errNoInputs
 	}
 	if key == "" {
@@ -399,33 +399,34 @@ type pendingInput struct {
 	params []byte
 }
 
-// openRound reads the MRTR members of the request's params: inputResponses
-// (an object or null) and requestState, which is verified here, before any
-// handler runs.
-func (x *exchange) openRound(info *RequestInfo) (*round, error) {
-	rd := &round{x: x, caps: &info.ClientCapabilities}
+// openRound prepares rd, the round of a request that may ask for input: it
+// reads the MRTR members of the request's params, inputResponses (an object
+// or null) and requestState, which is verified here, before any handler
+// runs. It allocates nothing for a request without them.
+func (x *exchange) openRound(rd *round, info *RequestInfo) error {
+	rd.x, rd.caps = x, &info.ClientCapabilities
 	if v, ok := jsonscan.Lookup(x.params, "inputResponses"); ok {
 		switch jsonscan.Kind(v) {
 		case 'n':
 		case '{':
 			rd.responses = v
 		default:
-			return nil, InvalidParams("Invalid params: inputResponses must be an object that maps the keys of the input requests to the client's results")
+			return InvalidParams("Invalid params: inputResponses must be an object that maps the keys of the input requests to the client's results")
 		}
 	}
 	if v, ok := jsonscan.Lookup(x.params, "requestState"); ok && jsonscan.Kind(v) != 'n' {
 		tok, ok := jsonscan.String(v)
 		if !ok {
-			return nil, InvalidParams("Invalid params: requestState must be a string")
+			return InvalidParams("Invalid params: requestState must be a string")
 		}
 		p, err := x.s.state.openState(tok, x.method, x.params, x.statePrincipal())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rd.user = p.user
 		rd.carried = p.answers
 	}
-	return rd, nil
+	return nil
 }
 
 // bug reports a programming error in a handler's use of the input API: it

@@ -324,18 +324,17 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if verr := t.input.Validate(args); verr != nil {
 		res = errorResult("Invalid arguments for tool " + name + ": " + verr.Error())
 	} else {
-		rd, err := x.openRound(info)
-		if err != nil {
+		req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+		if err := x.openRound(&req.rd, info); err != nil {
 			return nil, err
 		}
-		req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, inputs: inputs{rd}, Name: name, Arguments: json.RawMessage(args)}
 		res, err = t.handler(ctx, req)
 		if err != nil {
 			if _, ok := asError(err); ok {
 				return nil, err
 			}
 			if isInputRequired(err) {
-				return x.appendInputRequired(dst, rd)
+				return x.appendInputRequired(dst, &req.rd)
 			}
 			if ctx.Err() != nil {
 				return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
