@@ -540,3 +540,52 @@ func TestInputRequiredError(t *testing.T) {
 		t.Errorf("isInputRequired(%v) = false", joined)
 	}
 }
+
+type signUp struct {
+	Name      string  `json:"name" jsonschema:"Your name"`
+	Age       int     `json:"age,omitempty"`
+	Subscribe bool    `json:"subscribe"`
+	Score     float64 `json:"score,omitzero"`
+	Skipped   string  `json:"-"`
+	hidden    string
+}
+
+// TestElicitForm: the form is inferred from a struct, and the answer comes
+// back as that struct.
+func TestElicitForm(t *testing.T) {
+	s, _ := mrtrServer(nil)
+	AddTool(s, &Tool{Name: "signup", Description: "Signs up."},
+		func(ctx context.Context, req *ToolRequest, in struct{ Bad bool }) (string, error) {
+			if in.Bad {
+				_, _, err := ElicitForm[struct{ Tags []int }](req, "bad", "Tags?")
+				return "", err
+			}
+			v, action, err := ElicitForm[signUp](req, "signup", "Sign up?")
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("%s %+v", action, v), nil
+		})
+	r1 := mrtrCall(t, s, mrtrReq{tool: "signup", args: `{"Bad":false}`})
+	reqs, _ := r1.result["inputRequests"].(map[string]any)
+	params, _ := json.Marshal(reqs["signup"].(map[string]any)["params"].(map[string]any)["requestedSchema"])
+	want := `{"properties":{"age":{"type":"integer"},"name":{"description":"Your name","type":"string"},"score":{"type":"number"},"subscribe":{"type":"boolean"}},"required":["name","subscribe"],"type":"object"}`
+	if diff := cmp.Diff(want, string(params)); diff != "" {
+		t.Fatalf("inferred form (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		answer, want string
+	}{
+		{`{"action":"accept","content":{"name":"Ada","age":36,"subscribe":true}}`, "accept {Name:Ada Age:36 Subscribe:true Score:0 Skipped: hidden:}"},
+		{`{"action":"decline"}`, "decline {Name: Age:0 Subscribe:false Score:0 Skipped: hidden:}"},
+	}
+	for _, tt := range tests {
+		r := mrtrCall(t, s, mrtrReq{tool: "signup", args: `{"Bad":false}`, state: r1.state(), responses: `{"signup":` + tt.answer + `}`})
+		if r.text() != tt.want {
+			t.Errorf("answer %s: got %v, want %q", tt.answer, r, tt.want)
+		}
+	}
+	if r := mrtrCall(t, s, mrtrReq{tool: "signup", args: `{"Bad":true}`}); r.err == nil || r.err.Code != -32603 {
+		t.Errorf("a form with a []int field: %v, want -32603", r)
+	}
+}

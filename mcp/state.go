@@ -339,9 +339,10 @@ func (kr *keyring) open(token string) (*statePayload, bool) {
 	return nil, false
 }
 
-// maxStateLen bounds the decoded size of a requestState this server
-// accepts.
-const maxStateLen = 1 << 20
+// maxStateLen bounds the decoded size of a requestState this server seals
+// or accepts. Transports bound request bodies more tightly by default
+// (ServerOptions.MaxBodyBytes); this bound holds for any caller of Handle.
+const maxStateLen = 16 << 20
 
 // The errors of a requestState that fails verification. All are -32602;
 // the handler never runs.
@@ -369,6 +370,13 @@ func (st *sealer) sealState(method string, params []byte, principal string, user
 		binding: bind,
 		user:    user,
 		answers: answers,
+	}
+	size := len(user)
+	for _, a := range answers {
+		size += len(a.key) + len(a.value)
+	}
+	if size > maxStateLen-1024 {
+		return "", fmt.Errorf("the request state and carried answers take %d bytes, more than a requestState may hold", size)
 	}
 	return st.keys().seal(p), nil
 }

@@ -191,18 +191,14 @@ func addInputTools(s *mcp.Server) {
 		if n == 0 {
 			return "There are no notes to delete.", nil
 		}
-		r, err := req.Elicit("confirm_delete", &mcp.ElicitParams{
-			Message: fmt.Sprintf("Delete all %d note(s)? This cannot be undone.", n),
-			RequestedSchema: json.RawMessage(`{"type":"object","properties":{` +
-				`"confirm":{"type":"boolean","title":"Yes, delete them all","default":false}},"required":["confirm"]}`),
-		})
+		type confirm struct {
+			Confirm bool `json:"confirm" jsonschema:"Yes, delete them all"`
+		}
+		v, action, err := mcp.ElicitForm[confirm](req, "confirm_delete", fmt.Sprintf("Delete all %d note(s)? This cannot be undone.", n))
 		if err != nil {
 			return "", err
 		}
-		var v struct {
-			Confirm bool `json:"confirm"`
-		}
-		if !r.Accepted() || r.Decode(&v) != nil || !v.Confirm {
+		if action != mcp.ElicitAccept || !v.Confirm {
 			return "Kept the notes: the user did not confirm.", nil
 		}
 		return fmt.Sprintf("Deleted %d note(s).", notes.clear()), nil
