@@ -99,12 +99,19 @@ func (r mrtrReply) String() string {
 // mrtrSend sends a request through Handle.
 func mrtrSend(t testing.TB, s *Server, method, params string) mrtrReply {
 	t.Helper()
+	return mrtrSendAs(t, s, nil, method, params)
+}
+
+// mrtrSendAs sends a request through Handle as the transport does after
+// authenticating p (nil: no authentication).
+func mrtrSendAs(t testing.TB, s *Server, p *Principal, method, params string) mrtrReply {
+	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)
 	msg, derr := jsonrpc.Decode([]byte(body))
 	if derr != nil {
 		t.Fatalf("decoding request %s: %v", body, derr)
 	}
-	out, status := s.Handle(context.Background(), nil, &Incoming{Message: &msg}, nil)
+	out, status := s.Handle(context.Background(), nil, &Incoming{Message: &msg, Principal: p}, nil)
 	var resp struct {
 		ID     json.RawMessage `json:"id"`
 		Result map[string]any  `json:"result"`
@@ -269,6 +276,24 @@ func mrtrServer(opts *ServerOptions) (*Server, *atomic.Int64) {
 				return "", &InputRequired{}
 			}
 			return "", fmt.Errorf("unknown kind %q", in.Kind)
+		})
+	s.AddPrompt(&Prompt{Name: "briefing", Description: "Asks what the briefing is about.", Arguments: []PromptArgument{{Name: "tone"}}},
+		func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) {
+			runs.Add(1)
+			r, err := req.Elicit("topic", &ElicitParams{Message: "Topic?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string"}},"required":["topic"]}`)})
+			if err != nil {
+				return nil, err
+			}
+			return &GetPromptResult{Messages: []PromptMessage{{Role: RoleUser, Content: &TextContent{Text: fmt.Sprintf("%s briefing on %v", req.Arguments["tone"], r.Content["topic"])}}}}, nil
+		})
+	s.AddResourceTemplate(&ResourceTemplate{URITemplate: "notes://{id}", Name: "note"},
+		func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
+			runs.Add(1)
+			roots, err := req.ListRoots("roots")
+			if err != nil {
+				return nil, err
+			}
+			return &ReadResourceResult{Contents: []*ResourceContents{{Text: fmt.Sprintf("note %s, %d roots", req.Params["id"], len(roots.Roots))}}}, nil
 		})
 	return s, runs
 }
@@ -587,5 +612,78 @@ func TestElicitForm(t *testing.T) {
 	}
 	if r := mrtrCall(t, s, mrtrReq{tool: "signup", args: `{"Bad":true}`}); r.err == nil || r.err.Code != -32603 {
 		t.Errorf("a form with a []int field: %v, want -32603", r)
+	}
+}
+
+const testMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + allCaps + `}`
+
+// TestInputRequiredPromptsAndResources: prompts/get and resources/read
+// handlers ask for input as tool handlers do, and their state is bound to
+// the prompt's arguments and the resource's URI.
+func TestInputRequiredPromptsAndResources(t *testing.T) {
+	s, runs := mrtrServer(nil)
+	tests := []struct {
+		name, method, params, key, answer, otherParams, want string
+	}{
+		{"prompts/get", "prompts/get", `"name":"briefing","arguments":{"tone":"calm"}`, "topic",
+			`{"action":"accept","content":{"topic":"tides"}}`, `"name":"briefing","arguments":{"tone":"loud"}`, "calm briefing on tides"},
+		{"resources/read", "resources/read", `"uri":"notes://7"`, "roots",
+			`{"roots":[{"uri":"file:///r"}]}`, `"uri":"notes://8"`, "note 7, 1 roots"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r1 := mrtrSend(t, s, tt.method, "{"+tt.params+","+testMeta+"}")
+			if !r1.isIRR() || len(r1.inputs()) != 1 || r1.inputs()[tt.key] == "" {
+				t.Fatalf("round 1: %v, want input_required asking %q", r1, tt.key)
+			}
+			if _, ok := r1.result["ttlMs"]; ok {
+				t.Errorf("input_required result has cache hints: %v", r1)
+			}
+			retry := func(params string) mrtrReply {
+				return mrtrSend(t, s, tt.method, fmt.Sprintf(`{%s,"inputResponses":{%q:%s},"requestState":%q,%s}`, params, tt.key, tt.answer, r1.state(), testMeta))
+			}
+			r2 := retry(tt.params)
+			if r2.err != nil || r2.result["resultType"] != "complete" || !strings.Contains(r2.String(), tt.want) {
+				t.Fatalf("round 2: %v, want complete with %q", r2, tt.want)
+			}
+			before := runs.Load()
+			if r := retry(tt.otherParams); r.err == nil || r.err.Code != -32602 || !strings.Contains(r.err.Message, "different request") {
+				t.Errorf("state presented with other params: %v, want -32602", r)
+			}
+			if runs.Load() != before {
+				t.Errorf("the handler ran with a mismatched state")
+			}
+		})
+	}
+	// Methods that cannot answer input_required never do.
+	for _, m := range []string{"tools/list", "prompts/list", "resources/list"} {
+		if r := mrtrSend(t, s, m, "{"+testMeta+"}"); r.isIRR() || r.err != nil {
+			t.Errorf("%s: %v", m, r)
+		}
+	}
+}
+
+// TestStateBoundToPrincipal: a state sealed for one authenticated caller
+// is refused for another, and for an unauthenticated request.
+func TestStateBoundToPrincipal(t *testing.T) {
+	s, runs := mrtrServer(nil)
+	alice := &Principal{Issuer: "https://as.example", Subject: "alice"}
+	bob := &Principal{Issuer: "https://as.example", Subject: "bob"}
+	r1 := mrtrSendAs(t, s, alice, "tools/call", mrtrReq{tool: "greet"}.params())
+	if !r1.isIRR() {
+		t.Fatalf("round 1: %v", r1)
+	}
+	retry := mrtrReq{tool: "greet", state: r1.state(), responses: `{"user_name":{"action":"accept","content":{"name":"Alice"}}}`}.params()
+	before := runs.Load()
+	for _, p := range []*Principal{bob, nil} {
+		if r := mrtrSendAs(t, s, p, "tools/call", retry); r.err == nil || r.err.Code != -32602 {
+			t.Errorf("state of alice presented by %v: %v, want -32602", p, r)
+		}
+	}
+	if runs.Load() != before {
+		t.Errorf("the handler ran with another caller's state")
+	}
+	if r := mrtrSendAs(t, s, alice, "tools/call", retry); !r.isComplete() || r.text() != "Hello, Alice!" {
+		t.Errorf("state of alice presented by alice: %v", r)
 	}
 }

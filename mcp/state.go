@@ -465,9 +465,11 @@ func canonicalJSON(v []byte) ([]byte, error) {
 }
 
 // statePrincipal returns the identity that sealed requestState is bound
-// to: the authenticated principal of the request, or "" when the request
-// is not authenticated.
-//
-// TODO(auth): return the stable identifier of RequestInfo's principal
-// (issuer and subject) once authentication sets one.
-func (x *exchange) statePrincipal() string { return "" }
+// to: the ID of the request's authenticated principal, or "" when the
+// request is not authenticated (stdio, or a server without AuthOptions).
+func (x *exchange) statePrincipal() string {
+	if p := x.info.Principal; p != nil {
+		return p.ID()
+	}
+	return ""
+}

@@ -15,6 +15,7 @@ import (
 var (
 	nameForm    = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name"}},"required":["name"]}`)
 	confirmForm = json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean","title":"OK"}},"required":["ok"]}`)
+	contextForm = json.RawMessage(`{"type":"object","properties":{"context":{"type":"string","title":"Context"}},"required":["context"]}`)
 	colorForm   = json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","title":"Color"}},"required":["color"]}`)
 )
 
@@ -42,7 +43,8 @@ func askName(req *mcp.ToolRequest, key, message string) (string, error) {
 }
 
 // addInputTools registers the multi round-trip (input_required) fixtures of
-// the conformance suite and two tools a person would use: clear_notes asks
+// the conformance suite (tools and a prompt) and two tools a person would
+// use: clear_notes asks
 // for confirmation before deleting, summarize asks the client's model.
 func addInputTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "test_input_required_result_elicitation", Description: "Asks for your name by elicitation, then greets you."},
@@ -175,6 +177,23 @@ func addInputTools(s *mcp.Server) {
 			return "", mcp.MissingCapabilityError(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 		})
 
+	s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "Asks by elicitation what context the prompt should use."},
+		func(ctx context.Context, req *mcp.PromptRequest) (*mcp.GetPromptResult, error) {
+			r, err := req.Elicit("user_context", &mcp.ElicitParams{Message: "What context should the prompt use?", RequestedSchema: contextForm})
+			if err != nil {
+				return nil, err
+			}
+			var v struct {
+				Context string `json:"context"`
+			}
+			if !r.Accepted() || r.Decode(&v) != nil {
+				v.Context = "none given"
+			}
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{
+				{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "Answer with this context in mind: " + v.Context}},
+			}}, nil
+		})
+
 	// Tools a person would use.
 	var notes noteBook
 	mcp.AddTool(s, &mcp.Tool{Name: "note", Description: "Writes down a note and shows every note so far. The notes live in this server process."},
@@ -253,5 +272,3 @@ func (b *noteBook) clear() int {
 	b.notes = nil
 	return n
 }
-
-func ptr[T any](v T) *T { return &v }

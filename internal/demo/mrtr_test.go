@@ -33,12 +33,18 @@ type reply struct {
 // callTool posts a tools/call over Streamable HTTP, as the harness does.
 func callTool(t *testing.T, s *mcp.Server, name, caps, extra string) reply {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, name, extra, caps)
+	return post(t, s, "tools/call", name, caps, extra)
+}
+
+// post posts a request of method for the tool or prompt name.
+func post(t *testing.T, s *mcp.Server, method, name, caps, extra string) reply {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"name":%q%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, method, name, extra, caps)
 	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, text/event-stream")
 	r.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	r.Header.Set("Mcp-Method", "tools/call")
+	r.Header.Set("Mcp-Method", method)
 	r.Header.Set("Mcp-Name", name)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
@@ -169,6 +175,21 @@ func TestInputRequiredFixtures(t *testing.T) {
 				t.Errorf("multi-round took %d input_required rounds, want 2", len(states))
 			}
 		})
+	}
+}
+
+// TestInputRequiredPromptFixture: §5.9, input_required on prompts/get.
+func TestInputRequiredPromptFixture(t *testing.T) {
+	s := demo.New(nil)
+	const name = "test_input_required_result_prompt"
+	r := post(t, s, "prompts/get", name, harnessCaps, "")
+	if got, _ := r.requests(); r.resultType() != "input_required" || got["user_context"] != "elicitation/create" {
+		t.Fatalf("round 1: %s, want input_required asking user_context", r.body)
+	}
+	r = post(t, s, "prompts/get", name, harnessCaps, answerAll(r, `{"context":"test context"}`))
+	msgs, _ := r.result["messages"].([]any)
+	if r.resultType() != "complete" || len(msgs) == 0 || !strings.Contains(r.body, "test context") {
+		t.Fatalf("round 2: %s, want complete messages using the context", r.body)
 	}
 }
 
