@@ -8,6 +8,13 @@
 // argument completion for prompts and templates, and serves them over
 // Streamable HTTP (it is an http.Handler) or over stdio (ServeStdio). One
 // Server value serves any number of concurrent requests.
+//
+// The handlers of tools, prompts and resources can ask the client for input
+// (elicitation, sampling, roots) with the Elicit, Sample and ListRoots
+// methods of their requests: the server answers input_required, the client
+// retries with the answers, and the handler runs again. The state that
+// travels with the retry is sealed with ServerOptions.StateKeys, which every
+// replica must share.
 package mcp
 
 import (
