@@ -3,6 +3,7 @@ module github.com/mcpkit/mcpkit/bench
 go 1.26.8
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpkit/mcpkit v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0

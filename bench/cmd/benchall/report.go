@@ -401,7 +401,7 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 	}
 	var behind []string
 	total := 0
-	compare := func(name string, get func(impl string) stat, higherIsBetter bool) {
+	compare := func(name string, get func(impl string) stat, higherIsBetter bool, format func(float64) string) {
 		total++
 		m := get(servers.Mcpkit)
 		if !m.ok {
@@ -417,35 +417,35 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 				continue // a failing peer is behind
 			}
 			if (higherIsBetter && ps.med >= m.med) || (!higherIsBetter && ps.med <= m.med) {
-				behind = append(behind, fmt.Sprintf("%s: %s %s vs mcpkit %s", name, display[peer], fmtNum(ps.med, 1), fmtNum(m.med, 1)))
+				behind = append(behind, fmt.Sprintf("%s: %s %s vs mcpkit %s", name, display[peer], format(ps.med), format(m.med)))
 			}
 		}
 	}
 	for _, transport := range c.transports {
 		for _, method := range c.methods {
 			for _, level := range c.levels {
-				compare(fmt.Sprintf("%s `%s` ×%d req/s", transport, method, level), func(impl string) stat { return r.rps(runKey{transport, method, level, impl}) }, true)
-				compare(fmt.Sprintf("%s `%s` ×%d CPU/req", transport, method, level), func(impl string) stat { return r.cpu(runKey{transport, method, level, impl}) }, false)
+				compare(fmt.Sprintf("%s `%s` ×%d req/s", transport, method, level), func(impl string) stat { return r.rps(runKey{transport, method, level, impl}) }, true, unit(0, " req/s"))
+				compare(fmt.Sprintf("%s `%s` ×%d CPU/req", transport, method, level), func(impl string) stat { return r.cpu(runKey{transport, method, level, impl}) }, false, unit(1, " µs"))
 			}
 		}
 		compare(transport+" start to first discover", func(impl string) stat {
-			return r.procStat(procKey{transport, impl}, func(s procSample) float64 { return float64(s.firstDiscover.Microseconds()) })
-		}, false)
+			return r.procStat(procKey{transport, impl}, func(s procSample) float64 { return float64(s.firstDiscover.Microseconds()) / 1e3 })
+		}, false, unit(1, " ms"))
 		compare(transport+" peak RSS", func(impl string) stat {
-			return r.procStat(procKey{transport, impl}, func(s procSample) float64 { return float64(s.peakRSS) })
-		}, false)
+			return r.procStat(procKey{transport, impl}, func(s procSample) float64 { return float64(s.peakRSS) / (1 << 20) })
+		}, false, unit(1, " MiB"))
 	}
 	if c.inproc {
 		for _, method := range c.methods {
 			compare(fmt.Sprintf("in-process `%s` allocs/op", method), func(impl string) stat {
 				return r.inprocStat(inprocKey{method, impl}, func(s inprocSample) float64 { return float64(s.allocsPerOp) })
-			}, false)
+			}, false, unit(0, ""))
 			compare(fmt.Sprintf("in-process `%s` B/op", method), func(impl string) stat {
 				return r.inprocStat(inprocKey{method, impl}, func(s inprocSample) float64 { return float64(s.bytesPerOp) })
-			}, false)
+			}, false, unit(0, " B"))
 			compare(fmt.Sprintf("in-process `%s` ns/op", method), func(impl string) stat {
 				return r.inprocStat(inprocKey{method, impl}, func(s inprocSample) float64 { return float64(s.nsPerOp) })
-			}, false)
+			}, false, unit(0, " ns"))
 		}
 	}
 	p("## mcpkit against the peers\n\n")
@@ -458,6 +458,11 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 		p("- %s\n", s)
 	}
 	p("\n")
+}
+
+// unit formats a number with prec decimals and a unit suffix.
+func unit(prec int, suffix string) func(float64) string {
+	return func(v float64) string { return fmtNum(v, prec) + suffix }
 }
 
 func (r *report) renderFailures(c *config, p func(string, ...any)) {
