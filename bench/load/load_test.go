@@ -1,10 +1,16 @@
 package load_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,4 +174,84 @@ func BenchmarkServeHTTP(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestSlicesTakeTurns drives two implementations slice by slice, as
+// benchall does, and checks that a paused load sends nothing.
+func TestSlicesTakeTurns(t *testing.T) {
+	for _, transport := range []string{load.HTTP, load.Stdio} {
+		t.Run(transport, func(t *testing.T) {
+			var drivers []*load.Driver
+			served := map[string]*atomic.Int64{}
+			for _, impl := range []string{servers.Mcpkit, servers.Floor} {
+				served[impl] = &atomic.Int64{}
+				var d *load.Driver
+				var err error
+				if transport == load.HTTP {
+					h, herr := servers.HTTPHandler(impl)
+					if herr != nil {
+						t.Fatal(herr)
+					}
+					n := served[impl]
+					srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						n.Add(1)
+						h.ServeHTTP(w, r)
+					}))
+					defer srv.Close()
+					d, err = load.NewHTTPDriver(srv.URL+servers.Path, impl, load.Call, 4, nil)
+				} else {
+					inR, inW := io.Pipe()
+					outR, outW := io.Pipe()
+					done := make(chan struct{})
+					go func() {
+						defer close(done)
+						servers.ServeStdio(context.Background(), impl, countingReader{inR, served[impl]}, outW)
+						outW.Close()
+					}()
+					defer func() { inW.Close(); <-done }()
+					d, err = load.NewStdioClient(inW, outR, func() { outR.CloseWithError(errors.New("stalled")) }).Driver(impl, load.Call, 4, nil)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				drivers = append(drivers, d)
+			}
+			for range 3 {
+				for i, d := range drivers {
+					r := d.Measure(5*time.Millisecond, 20*time.Millisecond)
+					if r.Err != nil || r.Requests == 0 {
+						t.Fatalf("driver %d: %d requests, error %v", i, r.Requests, r.Err)
+					}
+				}
+			}
+			// Every driver is paused now: the servers see nothing more.
+			before := map[string]int64{}
+			for impl, n := range served {
+				before[impl] = n.Load()
+			}
+			time.Sleep(30 * time.Millisecond)
+			for impl, n := range served {
+				if got := n.Load(); got != before[impl] {
+					t.Errorf("%s got %d requests while its load was paused", impl, got-before[impl])
+				}
+			}
+			for i, d := range drivers {
+				if err := d.Close(); err != nil {
+					t.Errorf("driver %d: Close: %v", i, err)
+				}
+			}
+		})
+	}
+}
+
+// countingReader counts the newlines read through it: requests, on stdio.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(bytes.Count(p[:n], []byte{'\n'})))
+	return n, err
 }

@@ -21,7 +21,7 @@ type Options struct {
 	CPU func() (time.Duration, error)
 }
 
-// Result is what one run measured.
+// Result is what one run (or one slice of a run) measured.
 type Result struct {
 	// Requests counts the responses received, and checked, during the
 	// measured part.
@@ -53,12 +53,16 @@ func (r Result) CPUPerRequest() time.Duration {
 	return r.CPU / time.Duration(r.Requests)
 }
 
-// phases of a run
-const (
-	phaseWarmup int32 = iota
-	phaseMeasure
-	phaseStop
-)
+// Add accumulates another slice of the same run.
+func (r *Result) Add(s Result) {
+	r.Requests += s.Requests
+	r.Elapsed += s.Elapsed
+	r.CPU += s.CPU
+	r.Checked = max(r.Checked, s.Checked)
+	if r.Err == nil {
+		r.Err = s.Err
+	}
+}
 
 // firstErr keeps the first of many errors.
 type firstErr struct {
@@ -80,76 +84,179 @@ func (f *firstErr) get() error {
 	return f.err
 }
 
-// measure drives the phases: warmup, then the measured part between two CPU
-// readings. It returns the elapsed time and the CPU used.
-func measure(phase *atomic.Int32, opt Options, failed <-chan struct{}) (time.Duration, time.Duration, error) {
-	wait := func(d time.Duration) bool {
-		select {
-		case <-time.After(d):
-			return true
-		case <-failed:
-			return false
-		}
-	}
-	if !wait(opt.Warmup) {
-		phase.Store(phaseStop)
-		return 0, 0, nil
-	}
-	var cpu0 time.Duration
-	var err error
-	if opt.CPU != nil {
-		cpu0, err = opt.CPU()
-	}
-	t0 := time.Now()
-	phase.Store(phaseMeasure)
-	wait(opt.Duration)
-	phase.Store(phaseStop)
-	elapsed := time.Since(t0)
-	var cpu time.Duration
-	if opt.CPU != nil && err == nil {
-		var cpu1 time.Duration
-		cpu1, err = opt.CPU()
-		cpu = cpu1 - cpu0
-	}
-	return elapsed, cpu, err
+// A Driver keeps a closed-loop load of one case on one server and measures
+// it in slices. Between slices the load pauses (nothing is in flight), so
+// that the drivers of several implementations can take turns at short
+// intervals and share equally whatever else the machine is doing. A Driver
+// is used by one goroutine at a time.
+type Driver struct {
+	label string // "impl method over transport", for errors
+	cpu   func() (time.Duration, error)
+
+	gate     atomic.Pointer[chan struct{}] // closed while the load runs
+	active   atomic.Int64                  // goroutines past the gate
+	counting atomic.Bool
+	stopping atomic.Bool
+	count    atomic.Int64 // responses received while counting
+	checked  atomic.Int64 // responses checked
+	fe       firstErr
+	failed   chan struct{}
+	failOnce sync.Once
+
+	// idle reports whether nothing is in flight; nil when active == 0 is
+	// enough (HTTP).
+	idle func() bool
+	// stop ends the load; it is called once, and waits.
+	stop func()
 }
 
-// RunHTTP drives the MCP endpoint at url with conns keep-alive connections in
-// a closed loop (each connection sends its next request when the previous
-// response has arrived), sending method requests and checking every
-// response of impl.
-func RunHTTP(url, impl, method string, conns int, opt Options) Result {
+func newDriver(label string, cpu func() (time.Duration, error)) *Driver {
+	d := &Driver{label: label, cpu: cpu, failed: make(chan struct{})}
+	paused := make(chan struct{})
+	d.gate.Store(&paused)
+	return d
+}
+
+func (d *Driver) fail(err error) {
+	d.fe.set(fmt.Errorf("%s: %w", d.label, err))
+	d.failOnce.Do(func() { close(d.failed) })
+}
+
+// enter is called by a load goroutine before each request: it blocks while
+// the driver is paused and reports false when the driver stops. A goroutine
+// that entered calls exit when its request is sent (stdio) or answered
+// (HTTP).
+func (d *Driver) enter() bool {
+	for {
+		d.active.Add(1)
+		if d.stopping.Load() {
+			d.active.Add(-1)
+			return false
+		}
+		g := d.gate.Load()
+		select {
+		case <-*g:
+			return true
+		default:
+		}
+		d.active.Add(-1)
+		<-*g // paused: wait for the next slice (or the stop)
+	}
+}
+
+func (d *Driver) exit() { d.active.Add(-1) }
+
+func (d *Driver) resume() {
+	close(*d.gate.Load())
+}
+
+// pause stops new requests and waits until nothing is in flight.
+func (d *Driver) pause() {
+	ch := make(chan struct{})
+	d.gate.Store(&ch)
+	deadline := time.Now().Add(stallTimeout)
+	for d.active.Load() != 0 || (d.idle != nil && !d.idle()) {
+		select {
+		case <-d.failed:
+			return
+		default:
+		}
+		if time.Now().After(deadline) {
+			d.fail(errors.New("requests still in flight 10s after the load paused"))
+			return
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// sleep waits for t, or less when the driver fails.
+func (d *Driver) sleep(t time.Duration) {
+	select {
+	case <-time.After(t):
+	case <-d.failed:
+	}
+}
+
+// Measure runs the load for warmup, then measures it for dur, and pauses
+// it again.
+func (d *Driver) Measure(warmup, dur time.Duration) Result {
+	if err := d.fe.get(); err != nil {
+		return Result{Err: err}
+	}
+	d.resume()
+	d.sleep(warmup)
+	var cpu0, cpu1 time.Duration
+	var cerr error
+	if d.cpu != nil {
+		cpu0, cerr = d.cpu()
+	}
+	n0 := d.count.Load()
+	t0 := time.Now()
+	d.counting.Store(true)
+	d.sleep(dur)
+	d.counting.Store(false)
+	elapsed := time.Since(t0)
+	n := d.count.Load() - n0
+	if d.cpu != nil && cerr == nil {
+		cpu1, cerr = d.cpu()
+	}
+	d.pause()
+	r := Result{Requests: n, Checked: d.checked.Load(), Elapsed: elapsed, CPU: cpu1 - cpu0, Err: d.fe.get()}
+	if r.Err == nil && cerr != nil {
+		r.Err = fmt.Errorf("reading the server's CPU time: %w", cerr)
+	}
+	return r
+}
+
+// Close ends the load and returns the first failure.
+func (d *Driver) Close() error {
+	d.stopping.Store(true)
+	d.resume() // wake the paused goroutines, which see stopping
+	d.stop()
+	return d.fe.get()
+}
+
+// response counts a checked response.
+func (d *Driver) response() {
+	d.checked.Add(1)
+	if d.counting.Load() {
+		d.count.Add(1)
+	}
+}
+
+// NewHTTPDriver prepares a load of conns keep-alive connections on the MCP
+// endpoint at url, each sending method requests in a closed loop (the next
+// request when the previous response has arrived) and checking every
+// response of impl. It opens the connections and checks one response
+// deeply before it returns; the load starts with the first Measure.
+func NewHTTPDriver(url, impl, method string, conns int, cpu func() (time.Duration, error)) (*Driver, error) {
+	label := impl + " " + method + " over HTTP"
 	golden, err := newHTTPConn(url, method)
 	if err != nil {
-		return Result{Err: err}
+		return nil, err
 	}
 	checker, err := httpGolden(golden, impl, method)
 	golden.close()
 	if err != nil {
-		return Result{Err: fmt.Errorf("%s %s over HTTP: %w", impl, method, err)}
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
-	var (
-		phase   atomic.Int32
-		count   atomic.Int64
-		checked atomic.Int64
-		fe      firstErr
-		failed  = make(chan struct{})
-		fail    sync.Once
-		wg      sync.WaitGroup
-	)
+	d := newDriver(label, cpu)
+	var wg sync.WaitGroup
 	for w := range conns {
 		c, err := newHTTPConn(url, method)
 		if err != nil {
-			return Result{Err: err}
+			return nil, err
+		}
+		if err := c.dial(); err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer c.close()
-			var n, all int64
 			var body []byte
 			id := int64(w) * 1_000_000_000
-			for phase.Load() != phaseStop {
+			for d.enter() {
 				id++
 				body = AppendBody(body[:0], method, id)
 				status, msg, err := c.do(body)
@@ -159,25 +266,29 @@ func RunHTTP(url, impl, method string, conns int, opt Options) Result {
 				if err == nil {
 					err = checker.Check(msg, id)
 				}
+				d.exit()
 				if err != nil {
-					fe.set(fmt.Errorf("%s %s over HTTP: %w", impl, method, err))
-					fail.Do(func() { close(failed) })
-					break
+					d.fail(err)
+					return
 				}
-				all++
-				if phase.Load() == phaseMeasure {
-					n++
-				}
+				d.response()
 			}
-			count.Add(n)
-			checked.Add(all)
 		}()
 	}
-	elapsed, cpu, cerr := measure(&phase, opt, failed)
-	wg.Wait()
-	r := Result{Requests: count.Load(), Checked: checked.Load(), Elapsed: elapsed, CPU: cpu, Err: fe.get()}
-	if r.Err == nil && cerr != nil {
-		r.Err = fmt.Errorf("reading the server's CPU time: %w", cerr)
+	d.stop = wg.Wait
+	return d, nil
+}
+
+// RunHTTP measures one run of conns connections on the MCP endpoint at
+// url: a Driver's warm-up and one measured slice.
+func RunHTTP(url, impl, method string, conns int, opt Options) Result {
+	d, err := NewHTTPDriver(url, impl, method, conns, opt.CPU)
+	if err != nil {
+		return Result{Err: err}
+	}
+	r := d.Measure(opt.Warmup, opt.Duration)
+	if err := d.Close(); r.Err == nil {
+		r.Err = err
 	}
 	return r
 }
@@ -194,7 +305,7 @@ func httpGolden(c *httpConn, impl, method string) (*Checker, error) {
 }
 
 // StdioClient speaks newline-delimited JSON-RPC to one server process (or
-// any pair of pipes). It is used by one run at a time.
+// any pair of pipes). It is used by one Driver at a time.
 type StdioClient struct {
 	w     *bufio.Writer
 	r     *bufio.Reader
@@ -202,7 +313,7 @@ type StdioClient struct {
 }
 
 // NewStdioClient returns a client that writes requests to w and reads
-// responses from r. stall, if set, is called when a run gets no response
+// responses from r. stall, if set, is called when a load gets no response
 // for 10 seconds; it must make reads from r fail (kill the process, close
 // the pipe).
 func NewStdioClient(w io.Writer, r io.Reader, stall func()) *StdioClient {
@@ -243,42 +354,37 @@ const stallTimeout = 10 * time.Second
 // ever in flight at once.
 const ringSize = 1 << 16
 
-// RunStdio drives the connection with inflight requests pipelined: a new
-// request is written as soon as a response arrives, so that inflight
-// requests are always outstanding. Every response of impl is checked, and
-// must answer a request that is in flight.
-func (c *StdioClient) RunStdio(impl, method string, inflight int, opt Options) Result {
+// Driver prepares a load of inflight pipelined method requests on the
+// connection: a new request is written as soon as a response arrives, so
+// that inflight requests are always outstanding. Every response of impl is
+// checked, and must answer a request that is in flight. It checks one
+// response deeply before it returns; the load starts with the first
+// Measure.
+func (c *StdioClient) Driver(impl, method string, inflight int, cpu func() (time.Duration, error)) (*Driver, error) {
+	label := impl + " " + method + " over stdio"
 	line, err := c.roundTrip(method, goldenID)
 	if err != nil {
-		return Result{Err: fmt.Errorf("%s %s over stdio: %w", impl, method, err)}
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	checker, err := NewChecker(impl, Stdio, method, line)
 	if err != nil {
-		return Result{Err: fmt.Errorf("%s %s over stdio: %w", impl, method, err)}
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
-
+	d := newDriver(label, cpu)
 	var (
-		phase   atomic.Int32
-		fe      firstErr
-		failed  = make(chan struct{})
-		fail    sync.Once
 		ring    = make([]atomic.Bool, ringSize)
 		tokens  = make(chan struct{}, inflight)
-		stop    = make(chan struct{})
 		sent    atomic.Int64
+		got     atomic.Int64
 		sentSig = make(chan struct{}, 1)
 		wdone   = make(chan struct{})
-		got     int64
-		counted int64
+		rdone   = make(chan struct{})
 	)
-	setErr := func(err error) {
-		fe.set(fmt.Errorf("%s %s over stdio: %w", impl, method, err))
-		fail.Do(func() { close(failed) })
-	}
+	d.idle = func() bool { return got.Load() == sent.Load() }
 	for range inflight {
 		tokens <- struct{}{}
 	}
-	// The writer keeps inflight requests outstanding.
+	// The writer keeps inflight requests outstanding while the load runs.
 	go func() {
 		defer close(wdone)
 		var buf []byte
@@ -286,7 +392,10 @@ func (c *StdioClient) RunStdio(impl, method string, inflight int, opt Options) R
 		for {
 			select {
 			case <-tokens:
-			case <-stop:
+			case <-d.failed:
+				return
+			}
+			if !d.enter() {
 				return
 			}
 			n := 1
@@ -305,36 +414,40 @@ func (c *StdioClient) RunStdio(impl, method string, inflight int, opt Options) R
 				buf = append(buf, '\n')
 				id++
 			}
+			sent.Add(int64(n))
 			_, err := c.w.Write(buf)
 			if err == nil {
 				err = c.w.Flush()
 			}
-			if err != nil {
-				setErr(err)
-				return
-			}
-			buf = buf[:0]
-			sent.Add(int64(n))
+			d.exit()
 			select {
 			case sentSig <- struct{}{}:
 			default:
 			}
+			if err != nil {
+				d.fail(err)
+				return
+			}
+			buf = buf[:0]
 		}
 	}()
 	// A watchdog turns a stalled server into a failure instead of a hang.
 	progress := make(chan struct{}, 1)
-	wdStop := make(chan struct{})
 	go func() {
 		t := time.NewTimer(stallTimeout)
 		defer t.Stop()
 		for {
 			select {
-			case <-wdStop:
+			case <-rdone:
 				return
 			case <-progress:
 				t.Reset(stallTimeout)
 			case <-t.C:
-				setErr(errors.New("no response for 10s"))
+				if got.Load() == sent.Load() {
+					t.Reset(stallTimeout) // paused, nothing due
+					continue
+				}
+				d.fail(errors.New("no response for 10s"))
 				if c.close != nil {
 					c.close()
 				}
@@ -342,64 +455,64 @@ func (c *StdioClient) RunStdio(impl, method string, inflight int, opt Options) R
 			}
 		}
 	}()
-	type measured struct {
-		elapsed, cpu time.Duration
-		err          error
-	}
-	mres := make(chan measured, 1)
-	go func() {
-		elapsed, cpu, err := measure(&phase, opt, failed)
-		close(stop)
-		mres <- measured{elapsed, cpu, err}
-	}()
 	// The reader checks responses and hands tokens back. It reads only when
 	// a response is due, and ends when the writer has stopped and every
 	// request has been answered.
-	for {
-		if got == sent.Load() {
-			select {
-			case <-wdone:
-				if got == sent.Load() {
-					goto done
+	go func() {
+		defer close(rdone)
+		writerDone := false
+		for {
+			if got.Load() == sent.Load() {
+				if writerDone {
+					return
 				}
-			case <-sentSig:
+				select {
+				case <-wdone:
+					writerDone = true
+				case <-sentSig:
+				}
+				continue
 			}
-			continue
+			line, err := c.readLine()
+			if err != nil {
+				d.fail(err)
+				return
+			}
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+			id, ok := checker.ResponseID(line)
+			if !ok || !ring[id&(ringSize-1)].CompareAndSwap(true, false) {
+				d.fail(fmt.Errorf("response to no request in flight: %.200q", line))
+				return
+			}
+			if err := checker.Check(line, id); err != nil {
+				d.fail(err)
+				return
+			}
+			d.response()
+			got.Add(1)
+			tokens <- struct{}{}
 		}
-		line, err := c.readLine()
-		if err != nil {
-			setErr(err)
-			break
-		}
-		select {
-		case progress <- struct{}{}:
-		default:
-		}
-		id, ok := checker.ResponseID(line)
-		if !ok || !ring[id&(ringSize-1)].CompareAndSwap(true, false) {
-			setErr(fmt.Errorf("response to no request in flight: %.200q", line))
-			break
-		}
-		if err := checker.Check(line, id); err != nil {
-			setErr(err)
-			break
-		}
-		got++
-		if phase.Load() == phaseMeasure {
-			counted++
-		}
-		select {
-		case tokens <- struct{}{}:
-		default:
-		}
+	}()
+	d.stop = func() {
+		<-wdone
+		<-rdone
 	}
-done:
-	close(wdStop)
-	m := <-mres
-	<-wdone
-	r := Result{Requests: counted, Checked: got, Elapsed: m.elapsed, CPU: m.cpu, Err: fe.get()}
-	if r.Err == nil && m.err != nil {
-		r.Err = fmt.Errorf("reading the server's CPU time: %w", m.err)
+	return d, nil
+}
+
+// RunStdio measures one run of inflight pipelined requests on the
+// connection: a Driver's warm-up and one measured slice.
+func (c *StdioClient) RunStdio(impl, method string, inflight int, opt Options) Result {
+	d, err := c.Driver(impl, method, inflight, opt.CPU)
+	if err != nil {
+		return Result{Err: err}
+	}
+	r := d.Measure(opt.Warmup, opt.Duration)
+	if err := d.Close(); r.Err == nil {
+		r.Err = err
 	}
 	return r
 }

@@ -28,19 +28,21 @@ import (
 )
 
 type config struct {
-	reps       int
-	warmup     time.Duration
-	duration   time.Duration
-	benchtime  time.Duration
-	levels     []int
-	impls      []string
-	transports []string
-	methods    []string
-	inproc     bool
-	out        string
-	profileDir string
-	command    string
-	benchDir   string
+	reps        int
+	slices      int
+	sliceWarmup time.Duration
+	warmup      time.Duration
+	duration    time.Duration
+	benchtime   time.Duration
+	levels      []int
+	impls       []string
+	transports  []string
+	methods     []string
+	inproc      bool
+	out         string
+	profileDir  string
+	command     string
+	benchDir    string
 }
 
 func main() {
@@ -48,8 +50,10 @@ func main() {
 	var c config
 	var levels, impls, transports, methods string
 	flag.IntVar(&c.reps, "reps", 3, "repetitions of every case")
-	flag.DurationVar(&c.warmup, "warmup", 300*time.Millisecond, "unmeasured warm-up of every run")
-	flag.DurationVar(&c.duration, "duration", 2*time.Second, "measured time of every run")
+	flag.DurationVar(&c.warmup, "warmup", 300*time.Millisecond, "unmeasured warm-up before the first slice of every run")
+	flag.DurationVar(&c.duration, "duration", 2*time.Second, "measured time of every run (all its slices)")
+	flag.IntVar(&c.slices, "slices", 4, "slices of every run; the implementations take turns slice by slice")
+	flag.DurationVar(&c.sliceWarmup, "slice-warmup", 100*time.Millisecond, "unmeasured warm-up before every later slice")
 	flag.DurationVar(&c.benchtime, "benchtime", 500*time.Millisecond, "time of every in-process benchmark")
 	flag.StringVar(&levels, "levels", "1,16,64", "HTTP connections / stdio requests in flight")
 	flag.StringVar(&impls, "impls", strings.Join(servers.Impls, ","), "implementations")
@@ -209,7 +213,6 @@ func run(c *config, bins map[string]string) *report {
 		procs:      map[procKey][]procSample{},
 		inproc:     map[inprocKey][]inprocSample{},
 	}
-	opt := load.Options{Warmup: c.warmup, Duration: c.duration}
 	for r := range c.reps {
 		order := rotate(c.impls, r)
 		for _, transport := range c.transports {
@@ -232,32 +235,7 @@ func run(c *config, bins map[string]string) *report {
 			}
 			for _, method := range c.methods {
 				for _, level := range c.levels {
-					for _, impl := range order {
-						k := runKey{transport, method, level, impl}
-						p := procs[impl]
-						if p == nil {
-							rep.runs[k] = append(rep.runs[k], sample{rep: r, err: fmt.Errorf("the server did not start")})
-							continue
-						}
-						o := opt
-						o.CPU = p.CPU
-						var res load.Result
-						if transport == load.HTTP {
-							res = load.RunHTTP(p.URL, impl, method, level, o)
-						} else {
-							res = p.Stdio.RunStdio(impl, method, level, o)
-						}
-						if res.Err == nil && res.Requests == 0 {
-							res.Err = fmt.Errorf("no response in the measured %s", c.duration)
-						}
-						s := sample{rep: r, rps: res.RPS(), cpuPerReq: res.CPUPerRequest(), err: res.Err}
-						rep.runs[k] = append(rep.runs[k], s)
-						status := ""
-						if res.Err != nil {
-							status = " FAILED: " + res.Err.Error()
-						}
-						logf("  %-5s %-15s %2d %-6s %9.0f req/s %7.1f us CPU/req%s", transport, method, level, impl, s.rps, float64(s.cpuPerReq.Nanoseconds())/1e3, status)
-					}
+					runCase(c, rep, r, transport, method, level, order, procs)
 				}
 			}
 			for _, impl := range order {
@@ -288,6 +266,65 @@ func run(c *config, bins map[string]string) *report {
 	}
 	rep.end = time.Now()
 	return rep
+}
+
+// runCase measures one case (transport, method, level) for every
+// implementation: each implementation's load is driven in c.slices slices,
+// the implementations taking turns slice by slice, so that all of them
+// share the same stretch of time on the shared machine.
+func runCase(c *config, rep *report, r int, transport, method string, level int, order []string, procs map[string]*load.Proc) {
+	drivers := map[string]*load.Driver{}
+	results := map[string]*load.Result{}
+	for _, impl := range order {
+		results[impl] = &load.Result{}
+		p := procs[impl]
+		if p == nil {
+			results[impl].Err = fmt.Errorf("the server did not start")
+			continue
+		}
+		var d *load.Driver
+		var err error
+		if transport == load.HTTP {
+			d, err = load.NewHTTPDriver(p.URL, impl, method, level, p.CPU)
+		} else {
+			d, err = p.Stdio.Driver(impl, method, level, p.CPU)
+		}
+		if err != nil {
+			results[impl].Err = err
+			continue
+		}
+		drivers[impl] = d
+	}
+	for s := range c.slices {
+		warm := c.sliceWarmup
+		if s == 0 {
+			warm = c.warmup
+		}
+		for _, impl := range order {
+			if d := drivers[impl]; d != nil {
+				results[impl].Add(d.Measure(warm, c.duration/time.Duration(c.slices)))
+			}
+		}
+	}
+	for _, impl := range order {
+		res := results[impl]
+		if d := drivers[impl]; d != nil {
+			if err := d.Close(); err != nil && res.Err == nil {
+				res.Err = err
+			}
+		}
+		if res.Err == nil && res.Requests == 0 {
+			res.Err = fmt.Errorf("no response in the measured %s", c.duration)
+		}
+		k := runKey{transport, method, level, impl}
+		smp := sample{rep: r, rps: res.RPS(), cpuPerReq: res.CPUPerRequest(), err: res.Err}
+		rep.runs[k] = append(rep.runs[k], smp)
+		status := ""
+		if res.Err != nil {
+			status = " FAILED: " + res.Err.Error()
+		}
+		logf("  %-5s %-15s %2d %-6s %9.0f req/s %7.1f us CPU/req%s", transport, method, level, impl, smp.rps, float64(smp.cpuPerReq.Nanoseconds())/1e3, status)
+	}
 }
 
 func benchInProcess(impl, method string) inprocSample {

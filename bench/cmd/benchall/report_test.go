@@ -37,7 +37,7 @@ func TestMedianAndThousands(t *testing.T) {
 // failing implementations as failing, and judges the targets.
 func TestRender(t *testing.T) {
 	c := &config{
-		reps: 2, warmup: time.Millisecond, duration: time.Second, benchtime: time.Second,
+		reps: 2, slices: 2, warmup: time.Millisecond, duration: time.Second, benchtime: time.Second,
 		levels: []int{16}, impls: servers.Impls, transports: []string{load.HTTP},
 		methods: []string{load.Discover}, inproc: true, command: "bench/run.sh",
 	}
