@@ -67,6 +67,23 @@ type ServerOptions struct {
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
+
+	// Bus carries change notifications (list changes, resource updates)
+	// to the subscriptions/listen streams of this server and, for a
+	// distributed Bus, of every replica sharing it. Default: a LocalBus
+	// private to this server.
+	Bus Bus
+	// MaxSubscriptions caps the subscriptions/listen streams open at once
+	// on this server. Past it, a listen request gets error -32603 with
+	// HTTP status 503 and data {"maxSubscriptions": N}. Default 10000. A
+	// negative value turns subscriptions/listen off: it answers -32601, and
+	// capabilities advertise no listChanged or subscribe.
+	MaxSubscriptions int
+	// KeepAlive is the interval of the SSE comment lines (":") that keep
+	// an idle response stream open through proxies and client timeouts:
+	// listen streams, and tool calls streaming progress. Default 15
+	// seconds; a negative value sends none.
+	KeepAlive time.Duration
 }
 
 // Server is an MCP server. Create one with NewServer, register tools and
@@ -83,11 +100,21 @@ type Server struct {
 	pageSize   int
 	maxBody    int64
 
-	mu    sync.Mutex // guards reg and rebuilding snap
+	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
+
+	// pending are the kinds of list change (bit 1<<ChangeKind) that
+	// registrations made and that flushChanges has yet to publish;
+	// flushing says whether a flush is scheduled. Guarded by mu.
+	pending  uint8
+	flushing bool
+
+	bus       Bus
+	keepAlive time.Duration
+	listen    listeners
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -132,6 +159,13 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
 
+	s.keepAlive = cmp.Or(o.KeepAlive, 15*time.Second)
+	s.bus = o.Bus
+	if s.bus == nil {
+		s.bus = new(LocalBus)
+	}
+	s.listen.init(s, o.MaxSubscriptions)
+
 	s.reg.init()
 	return s
 }
@@ -168,9 +202,47 @@ func (s *Server) snapshot() *snapshot {
 	return sn
 }
 
-// changed invalidates the snapshot after a registration. Callers hold s.mu.
-func (s *Server) changed() {
+// changed invalidates the snapshot after a registration that changed the
+// list of the given kind (ToolsListChanged, PromptsListChanged or
+// ResourcesListChanged), and schedules publishing that change on the Bus.
+// Changes made within changeDelay of each other are published once per
+// kind, after the last of them, so that registering many items at once
+// sends one notification. Callers hold s.mu.
+func (s *Server) changed(k ChangeKind) {
 	s.snap.Store(nil)
+	s.pending |= 1 << k
+	if !s.flushing {
+		s.flushing = true
+		time.AfterFunc(changeDelay, s.flushChanges)
+	}
+}
+
+// changeDelay is how long changed waits for more registrations before it
+// publishes list changes.
+var changeDelay = 10 * time.Millisecond
+
+// flushChanges publishes the list changes that registrations made.
+func (s *Server) flushChanges() {
+	s.mu.Lock()
+	p := s.pending
+	s.pending, s.flushing = 0, false
+	s.mu.Unlock()
+	for k := ToolsListChanged; k <= ResourcesListChanged; k++ {
+		if p&(1<<k) != 0 {
+			s.bus.Publish(Change{Kind: k})
+		}
+	}
+}
+
+// NotifyResourceUpdated tells the subscriptions/listen streams that listed
+// uri in their resourceSubscriptions (on every replica, with a distributed
+// Bus) that the resource changed, with notifications/resources/updated.
+// It returns without waiting for delivery and is safe for concurrent use.
+func (s *Server) NotifyResourceUpdated(uri string) {
+	if uri == "" {
+		return
+	}
+	s.bus.Publish(Change{Kind: ResourceUpdated, URI: uri})
 }
 
 func (s *Server) getBuf() *[]byte {

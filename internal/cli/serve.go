@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -22,12 +22,14 @@ import (
 // signal.
 const shutdownTimeout = 10 * time.Second
 
-func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Options) int {
 	fs := flag.NewFlagSet("mcpkit serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	redisURL := fs.String("redis", "", "carry change notifications between replicas through Redis at `URL` (redis://HOST:PORT/DB); builds with Redis support only")
+	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0 or less: none)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -39,14 +41,43 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	s := demo.New(&mcp.ServerOptions{Logger: log})
+	so := &mcp.ServerOptions{Logger: log, KeepAlive: *keepAlive}
+	if *keepAlive <= 0 {
+		so.KeepAlive = -1
+	}
+	if *redisURL != "" {
+		if opts.Redis == nil {
+			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support (it keeps go-redis out of the core module); use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
+			return 2
+		}
+		bus, closeBus, err := opts.Redis(*redisURL, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: --redis: %v\n", err)
+			return 2
+		}
+		defer closeBus()
+		so.Bus = bus
+	}
+	s := demo.New(so)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	if *stdio {
+		// Requests are served on their own context, so that on a signal
+		// listen streams first end gracefully (Server.Shutdown) and only
+		// then is everything else cancelled.
+		sctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			<-ctx.Done()
+			tctx, tcancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer tcancel()
+			s.Shutdown(tctx)
+			cancel()
+		}()
 		log.Info("serving MCP on stdio", "server", demo.Name, "versions", s.SupportedVersions())
-		if err := s.ServeStdio(ctx, stdin, stdout); err != nil {
+		if err := s.ServeStdio(sctx, stdin, stdout); err != nil {
 			log.Error("stdio", "err", err)
 			return 1
 		}
@@ -73,6 +104,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log.Info("shutting down", "timeout", shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	// Listen streams first: http.Server.Shutdown waits for active
+	// handlers, and a listen handler runs until its stream ends.
+	if err := s.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: listen streams still open", "err", err)
+	}
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown", "err", err)
 		return 1
