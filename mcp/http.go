@@ -115,10 +115,6 @@ func (h *httpSink) startSSE() {
 	hd.Set("X-Accel-Buffering", "no")
 	h.w.WriteHeader(http.StatusOK)
 	h.sse = true
-	// The request body has been read: the read deadline that
-	// http.Server.ReadTimeout set would otherwise end a long stream (its
-	// expiry cancels the request context).
-	http.NewResponseController(h.w).SetReadDeadline(time.Time{})
 	if h.keepAlive > 0 {
 		// A timer rather than a goroutine per stream: idle streams cost
 		// no stack. Every event pushes the next comment back.

@@ -107,10 +107,11 @@ type Server struct {
 	nexts atomic.Uint64
 
 	// pending are the kinds of list change (bit 1<<ChangeKind) that
-	// registrations made and that flushChanges has yet to publish;
-	// flushing says whether a flush is scheduled. Guarded by mu.
-	pending  uint8
-	flushing bool
+	// registrations made since pendingSince and that flushChanges has yet
+	// to publish; flush is its timer. Guarded by mu.
+	pending      uint8
+	pendingSince time.Time
+	flush        *time.Timer
 
 	bus       Bus
 	keepAlive time.Duration
@@ -205,27 +206,36 @@ func (s *Server) snapshot() *snapshot {
 // changed invalidates the snapshot after a registration that changed the
 // list of the given kind (ToolsListChanged, PromptsListChanged or
 // ResourcesListChanged), and schedules publishing that change on the Bus.
-// Changes made within changeDelay of each other are published once per
-// kind, after the last of them, so that registering many items at once
-// sends one notification. Callers hold s.mu.
+// Publishing waits until registrations have paused for changeDelay (but no
+// longer than maxChangeDelay), so that registering many items at once sends
+// one notification per kind. Callers hold s.mu.
 func (s *Server) changed(k ChangeKind) {
 	s.snap.Store(nil)
+	now := time.Now()
+	if s.pending == 0 {
+		s.pendingSince = now
+	}
 	s.pending |= 1 << k
-	if !s.flushing {
-		s.flushing = true
-		time.AfterFunc(changeDelay, s.flushChanges)
+	d := min(changeDelay, max(s.pendingSince.Add(maxChangeDelay).Sub(now), 0))
+	if s.flush == nil {
+		s.flush = time.AfterFunc(d, s.flushChanges)
+	} else {
+		s.flush.Reset(d)
 	}
 }
 
-// changeDelay is how long changed waits for more registrations before it
-// publishes list changes.
-var changeDelay = 10 * time.Millisecond
+// changeDelay and maxChangeDelay bound how long changed waits for more
+// registrations before it publishes list changes.
+var (
+	changeDelay    = 10 * time.Millisecond
+	maxChangeDelay = 100 * time.Millisecond
+)
 
 // flushChanges publishes the list changes that registrations made.
 func (s *Server) flushChanges() {
 	s.mu.Lock()
 	p := s.pending
-	s.pending, s.flushing = 0, false
+	s.pending = 0
 	s.mu.Unlock()
 	for k := ToolsListChanged; k <= ResourcesListChanged; k++ {
 		if p&(1<<k) != 0 {
