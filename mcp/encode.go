@@ -22,12 +22,23 @@ const (
 // hints when cacheable, and _meta carrying serverInfo merged with userMeta
 // (an encoded JSON object, or nil).
 func (s *Server) appendResultObject(dst []byte, resultType string, cacheable bool, body, userMeta []byte) []byte {
+	var hint []byte
+	if cacheable {
+		hint = s.cacheHint
+	}
+	return s.appendResultObjectHint(dst, resultType, hint, body, userMeta)
+}
+
+// appendResultObjectHint is appendResultObject with explicit cache hint
+// members (`"ttlMs":N,"cacheScope":"..."`); a nil hint means the result is
+// not cacheable.
+func (s *Server) appendResultObjectHint(dst []byte, resultType string, hint []byte, body, userMeta []byte) []byte {
 	dst = append(dst, `{"resultType":"`...)
 	dst = append(dst, resultType...)
 	dst = append(dst, '"')
-	if cacheable {
+	if len(hint) > 0 {
 		dst = append(dst, ',')
-		dst = append(dst, s.cacheHint...)
+		dst = append(dst, hint...)
 	}
 	if inner := objectInner(body); len(inner) > 0 {
 		dst = append(dst, ',')

@@ -2,9 +2,9 @@ package mcp
 
 import (
 	"bufio"
-	"encoding/base64"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -20,6 +21,10 @@ type Incoming struct {
 	// on transports without headers (stdio). Header checks run only when it
 	// is non-nil.
 	Header http.Header
+	// Principal is the authenticated caller, when the transport verified
+	// one. Per-primitive scope checks and list filtering apply to requests
+	// with a Principal; a request without one is trusted by its transport.
+	Principal *Principal
 }
 
 // Notifier receives the notifications that relate to one request (progress,
@@ -65,8 +70,9 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
 	x.info.Header = in.Header
+	x.info.Principal = in.Principal
 	mark := len(dst)
-	out, err := h(ctx, x, dst)
+	out, err := x.run(ctx, h, dst)
 	x.finish()
 	if err != nil {
 		if err == errNoResponse {
@@ -77,9 +83,22 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
+		s.challengeFor(n, e)
 		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
 	}
 	return out, http.StatusOK
+}
+
+// run calls the method handler, turning a panic into an internal error so
+// that one bad handler cannot take the server (or a stdio connection) down.
+func (x *exchange) run(ctx context.Context, h methodHandler, dst []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			x.s.log.Error("mcp: handler panicked", "method", x.method, "panic", p, "stack", string(debug.Stack()))
+			out, err = nil, &Error{Code: CodeInternalError, Message: "Internal error"}
+		}
+	}()
+	return h(ctx, x, dst)
 }
 
 // methodHandler serves one method: it appends the complete JSON-RPC
@@ -92,9 +111,15 @@ var methods map[string]methodHandler
 
 func init() {
 	methods = map[string]methodHandler{
-		"tools/list":           handleToolsList,
-		"tools/call":           handleToolsCall,
-		"subscriptions/listen": handleListen,
+		"tools/list":               handleToolsList,
+		"tools/call":               handleToolsCall,
+		"resources/list":           handleResourcesList,
+		"resources/templates/list": handleResourceTemplatesList,
+		"resources/read":           handleResourcesRead,
+		"prompts/list":             handlePromptsList,
+		"prompts/get":              handlePromptsGet,
+		"completion/complete":      handleComplete,
+		"subscriptions/listen":     handleListen,
 	}
 }
 

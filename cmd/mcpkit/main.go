@@ -1,6 +1,8 @@
 // Command mcpkit is the mcpkit command-line tool.
 //
 //	mcpkit serve [--addr HOST:PORT] [--stdio]   run the demo MCP server
+//	mcpkit serve --auth-issuer URL [--auth-scopes S]   ... behind an OAuth authorization server
+//	mcpkit serve --auth-issuer URL [--auth-scopes S]   ... behind an OAuth authorization server
 //
 // Run `mcpkit help` for details. This build has no Redis support, which
 // keeps go-redis out of the core module; the build in the nested module

@@ -11,25 +11,82 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/oauth"
 )
 
 // shutdownTimeout bounds how long in-flight requests may run after a
 // signal.
 const shutdownTimeout = 10 * time.Second
 
-func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Options) int {
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, o *Options) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveContext(ctx, args, stdin, stdout, stderr, o)
+}
+
+// authFlags are the flags that put the HTTP server behind an
+// authorization server.
+type authFlags struct {
+	issuer, jwks, audience, scopes string
+	protectDiscover                bool
+}
+
+func (a *authFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&a.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server with issuer `URL`")
+	fs.StringVar(&a.jwks, "auth-jwks", "", "`URL` of the issuer's JWK Set (default: discovered from the issuer's metadata)")
+	fs.StringVar(&a.audience, "auth-audience", "", "canonical `URI` of this server that tokens must name in aud (default: the served URL)")
+	fs.StringVar(&a.scopes, "auth-scopes", "", "`SCOPES` (comma- or space-separated) every request needs; advertised as scopes_supported")
+	fs.BoolVar(&a.protectDiscover, "auth-protect-discover", false, "require a token for server/discover too (default: public)")
+}
+
+func (a *authFlags) any() bool {
+	return a.issuer != "" || a.jwks != "" || a.audience != "" || a.scopes != "" || a.protectDiscover
+}
+
+// options returns the AuthOptions for a server served at url.
+func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, error) {
+	if a.issuer == "" {
+		return nil, nil, errors.New("the --auth-* flags need --auth-issuer")
+	}
+	aud := a.audience
+	if aud == "" {
+		aud = url
+	}
+	v, err := oauth.NewJWTVerifier(oauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks, Audience: aud})
+	if err != nil {
+		return nil, nil, err
+	}
+	scopes := strings.FieldsFunc(a.scopes, func(r rune) bool { return r == ',' || r == ' ' })
+	return &mcp.AuthOptions{
+		Verifier:             v,
+		Resource:             aud,
+		AuthorizationServers: []string{a.issuer},
+		RequiredScopes:       scopes,
+		DiscoverRequiresAuth: a.protectDiscover,
+	}, v, nil
+}
+
+// serveContext runs `mcpkit serve` until ctx is cancelled. o is the build's
+// Options (nil: the core build).
+func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, o *Options) int {
+	if o == nil {
+		o = &Options{}
+	}
 	fs := flag.NewFlagSet("mcpkit serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
-	redisURL := fs.String("redis", "", "carry change notifications between replicas through Redis at `URL` (redis://HOST:PORT/DB); builds with Redis support only")
-	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0 or less: none)")
+	redisURL := fs.String("redis", "", "carry change notifications between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
+	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
+	var auth authFlags
+	auth.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -41,36 +98,41 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Optio
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	so := &mcp.ServerOptions{Logger: log, KeepAlive: *keepAlive}
+	opts := &mcp.ServerOptions{Logger: log, KeepAlive: *keepAlive}
 	if *keepAlive <= 0 {
-		so.KeepAlive = -1
+		opts.KeepAlive = -1
 	}
 	if *redisURL != "" {
-		if opts.Redis == nil {
-			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support (it keeps go-redis out of the core module); use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
+		if o.Redis == nil {
+			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
 			return 2
 		}
-		bus, closeBus, err := opts.Redis(*redisURL, log)
+		bus, closeBus, err := o.Redis(*redisURL, log)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpkit serve: --redis: %v\n", err)
 			return 2
 		}
 		defer closeBus()
-		so.Bus = bus
+		opts.Bus = bus
 	}
-	s := demo.New(so)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	if *stdio {
+		if auth.any() {
+			fmt.Fprintln(stderr, "mcpkit serve: the --auth-* flags apply to HTTP only; a stdio server takes its credentials from its environment")
+			return 2
+		}
+		s := demo.New(opts)
 		// Requests are served on their own context, so that on a signal
-		// listen streams first end gracefully (Server.Shutdown) and only
-		// then is everything else cancelled.
+		// listen streams first end with their graceful result
+		// (Server.Shutdown), and only then is everything else cancelled.
 		sctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
-			<-ctx.Done()
+			select {
+			case <-ctx.Done():
+			case <-sctx.Done():
+				return
+			}
 			tctx, tcancel := context.WithTimeout(context.Background(), shutdownTimeout)
 			defer tcancel()
 			s.Shutdown(tctx)
@@ -89,9 +151,32 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Optio
 		log.Error("listen", "err", err)
 		return 1
 	}
+	defer ln.Close()
+	url := "http://" + ln.Addr().String() + *path
+	if auth.any() {
+		if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsUnspecified() && auth.audience == "" {
+			fmt.Fprintf(stderr, "mcpkit serve: listening on %s, so the server's own URL is unknown; give it with --auth-audience\n", ln.Addr())
+			return 2
+		}
+		ao, v, err := auth.options(url)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+			return 2
+		}
+		opts.Auth = ao
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := v.Refresh(rctx); err != nil {
+			log.Warn("the issuer's signing keys are not available yet; tokens are checked once they are", "err", err)
+		}
+		cancel()
+	}
+	s := demo.New(opts)
 	hs := s.NewHTTPServer(*addr, *path)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	url := "http://" + ln.Addr().String() + *path
+	if opts.Auth != nil {
+		log.Info("authorization required", "issuer", opts.Auth.AuthorizationServers[0], "audience", opts.Auth.Resource,
+			"scopes", opts.Auth.RequiredScopes, "metadata", s.ProtectedResourceMetadataPath())
+	}
 	log.Info("listening", "url", url, "versions", s.SupportedVersions())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -104,8 +189,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, opts *Optio
 	log.Info("shutting down", "timeout", shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	// Listen streams first: http.Server.Shutdown waits for active
-	// handlers, and a listen handler runs until its stream ends.
+	// Listen streams first, with their graceful result: http.Server.Shutdown
+	// waits for active handlers, and a listen handler runs until its stream
+	// ends.
 	if err := s.Shutdown(sctx); err != nil {
 		log.Warn("shutdown: listen streams still open", "err", err)
 	}
