@@ -91,7 +91,6 @@ func TestListenSlowReaderDropped(t *testing.T) {
 	var logMu sync.Mutex
 	s := NewServer(&ServerOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, nil))})
 	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
-	s.flushChanges() // publish the registration now, before listening
 
 	slow, fast := newRecorder(true), newRecorder(false)
 	cancelSlow, slowDone := startListen(s, `1`, slow)
@@ -153,7 +152,6 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 func TestShutdownWaits(t *testing.T) {
 	s := NewServer(nil)
 	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
-	s.flushChanges()
 	stuck := newRecorder(true)
 	cancel, done := startListen(s, `1`, stuck)
 	defer cancel()
@@ -200,8 +198,9 @@ func (b *countingBus) counts() map[Change]int {
 	return maps.Clone(b.n)
 }
 
-// Registering many tools in a row publishes one list change; a later
-// change publishes another.
+// Registrations before anything was served publish nothing; registering
+// many tools in a row later publishes one list change; a later change
+// publishes another.
 func TestChangesCoalesce(t *testing.T) {
 	defer func(d time.Duration) { changeDelay = d }(changeDelay)
 	changeDelay = 200 * time.Millisecond // registrations under -race on a busy machine are slow
@@ -210,6 +209,12 @@ func TestChangesCoalesce(t *testing.T) {
 
 	bus := new(countingBus)
 	s := NewServer(&ServerOptions{Bus: bus})
+	AddTool(s, &Tool{Name: "first", Description: "Registered at start-up."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	time.Sleep(2 * changeDelay)
+	if n := len(bus.counts()); n != 0 {
+		t.Fatalf("registrations before anything was served published %v", bus.counts())
+	}
+	s.snapshot() // a request is served
 	for i := range 50 {
 		AddTool(s, &Tool{Name: "t" + strconv.Itoa(i), Description: "One of many."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 	}

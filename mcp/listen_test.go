@@ -31,7 +31,6 @@ func listenServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, func()) {
 	s := mcp.NewServer(opts)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
-	s.FlushChanges()
 	var mu sync.Mutex
 	on := false
 	toggle := func() {

@@ -125,6 +125,7 @@ type Server struct {
 	// registrations made since pendingSince and that flushChanges has yet
 	// to publish; flush is its timer. Guarded by mu.
 	pending      uint8
+	served       bool // a snapshot has been built: a client may have seen the lists
 	pendingSince time.Time
 	flush        *time.Timer
 
@@ -216,17 +217,27 @@ func (s *Server) snapshot() *snapshot {
 	}
 	sn := s.reg.build(s)
 	s.snap.Store(sn)
+	s.served = true
 	return sn
 }
 
 // changed invalidates the snapshot after a registration that changed the
 // list of the given kind (ToolsListChanged, PromptsListChanged or
 // ResourcesListChanged), and schedules publishing that change on the Bus.
-// Publishing waits until registrations have paused for changeDelay (but no
-// longer than maxChangeDelay), so that registering many items at once sends
-// one notification per kind. Callers hold s.mu.
+//
+// Changes made before the server first served a request (registrations at
+// start-up) are not published: no client can have seen the lists as they
+// were. (A client that re-listed on another replica since the last
+// notification cannot be told apart from one that did not, so later
+// changes are always published.) Publishing waits until
+// registrations have paused for changeDelay (but no longer than
+// maxChangeDelay after the first), so that registering many items at once
+// sends one notification per kind. Callers hold s.mu.
 func (s *Server) changed(k ChangeKind) {
 	s.snap.Store(nil)
+	if !s.served {
+		return
+	}
 	now := time.Now()
 	if s.pending == 0 {
 		s.pendingSince = now

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/base64"
 	"strings"
-	"sync"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -43,6 +42,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	AddFixtureTools(s)
 	AddFixtureResources(s)
 	AddFixturePrompts(s)
+	AddTriggers(s)
 	AddFun(s)
 	addWhoami(s)
 	return s
@@ -82,47 +82,11 @@ func AddTools(s *mcp.Server) {
 			req.Progress(1, 1, "done")
 			return "No elicitation needed.", nil
 		})
-	tt := new(transientTool)
-	mcp.AddTool(s, &mcp.Tool{Name: "test_trigger_tool_change", Description: "Adds the tool " + TransientTool + ", or removes it if it is there, so that listeners that asked for toolsListChanged get notifications/tools/list_changed."},
-		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-			if tt.toggle(s) {
-				return "Added the tool " + TransientTool + ".", nil
-			}
-			return "Removed the tool " + TransientTool + ".", nil
-		})
 	mcp.AddTool(s, &mcp.Tool{Name: "test_logging_tool", Description: "Logs at info level, only when the request asked for logs."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			req.Log(mcp.LevelInfo, "demo", "test_logging_tool ran")
 			return "Logged (if the request asked for logs).", nil
 		})
-}
-
-// TransientTool is the tool that test_trigger_tool_change adds and removes.
-const TransientTool = "test_transient_tool"
-
-// transientTool is the state of TransientTool on one server.
-type transientTool struct {
-	mu sync.Mutex
-	on bool
-}
-
-// toggle adds TransientTool to s, or removes it when it is there, and
-// reports whether it added it. With several replicas each has its own
-// state: the change is local, its notification reaches every replica.
-func (t *transientTool) toggle(s *mcp.Server) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.on {
-		s.RemoveTools(TransientTool)
-		t.on = false
-		return false
-	}
-	mcp.AddTool(s, &mcp.Tool{Name: TransientTool, Description: "A tool that test_trigger_tool_change adds and removes; it answers with a fixed text."},
-		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-			return "The transient tool is here.", nil
-		})
-	t.on = true
-	return true
 }
 
 type errorString string
