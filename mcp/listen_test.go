@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -544,3 +547,50 @@ func (l *logBuffer) String() string {
 }
 
 func newLogger(lb *logBuffer) *slog.Logger { return slog.New(slog.NewTextHandler(lb, nil)) }
+
+// Over real HTTP: a client that stops reading its listen stream is
+// dropped and its handler ends, while another listener gets every
+// notification. (Loopback TCP lets a non-reading client's stream creep on
+// in bursts; the internal TestListenSlowReaderDropped covers a write that
+// is stuck for good.)
+func TestListenHTTPSlowReader(t *testing.T) {
+	var logs logBuffer
+	bus := new(mcp.LocalBus)
+	s, _ := listenServer(t, &mcp.ServerOptions{Bus: bus, Logger: newLogger(&logs)})
+	srv := serveHTTP(t, s)
+
+	// The slow client: a raw connection with a tiny receive buffer that
+	// sends the listen request and never reads.
+	d := net.Dialer{Control: func(network, address string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1024) })
+	}}
+	conn, err := d.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), len(body), body)
+
+	fast := openStream(t, srv.URL, `2`, `{"toolsListChanged":true}`)
+	fast.next(t)
+	for i := 0; !strings.Contains(logs.String(), "dropping a subscriptions/listen stream"); i++ {
+		if i == 100000 {
+			t.Fatal("the slow client was never dropped")
+		}
+		bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+		if f := fast.next(t); f["method"] != "notifications/tools/list_changed" {
+			t.Fatalf("fast listener got %v", f)
+		}
+	}
+	// The fast listener goes on.
+	bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+	fast.next(t)
+	// The slow stream's handler is not stuck in its write: Shutdown, which
+	// waits for every listen handler, returns.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v (a dropped stream's handler still running?)", err)
+	}
+}
