@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -208,15 +209,9 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	if !l.enabled() || supported == 0 {
 		return nil, methodNotFound(x.method)
 	}
-	var p struct {
-		Notifications *SubscriptionFilter `json:"notifications"`
-	}
-	if err := decodeParams(x.params, &p); err != nil {
+	f, err := listenFilter(x.params)
+	if err != nil {
 		return nil, err
-	}
-	f := p.Notifications
-	if f == nil {
-		return nil, InvalidParams("Invalid params: subscriptions/listen needs a notifications object (the filter of notification types)")
 	}
 	if len(f.ResourceSubscriptions) > maxListenURIs {
 		return nil, InvalidParams("Invalid params: at most " + strconv.Itoa(maxListenURIs) + " resourceSubscriptions per subscriptions/listen request")
@@ -297,4 +292,47 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 			return x.appendResult(dst, resultComplete, false, nil, meta), nil
 		}
 	}
+}
+
+// listenFilter decodes params.notifications of a listen request. Keys match
+// exactly (a client asking for "ToolsListChanged" asked for nothing);
+// unknown keys are ignored and null counts as absent.
+func listenFilter(params []byte) (*SubscriptionFilter, error) {
+	nv, ok := jsonscan.Lookup(params, "notifications")
+	if !ok || !jsonscan.IsObject(nv) {
+		return nil, InvalidParams("Invalid params: subscriptions/listen needs a notifications object (the filter of notification types)")
+	}
+	f := new(SubscriptionFilter)
+	it, _ := jsonscan.Object(nv)
+	var m jsonscan.Member
+	for it.Next(&m) {
+		var flag *bool
+		switch {
+		case m.KeyIs("toolsListChanged"):
+			flag = &f.ToolsListChanged
+		case m.KeyIs("promptsListChanged"):
+			flag = &f.PromptsListChanged
+		case m.KeyIs("resourcesListChanged"):
+			flag = &f.ResourcesListChanged
+		case m.KeyIs("resourceSubscriptions"):
+			switch jsonscan.Kind(m.Value) {
+			case 'n':
+				continue
+			case '[':
+				if err := json.Unmarshal(m.Value, &f.ResourceSubscriptions); err == nil {
+					continue
+				}
+			}
+			return nil, InvalidParams("Invalid params: notifications.resourceSubscriptions must be an array of resource URIs")
+		default:
+			continue
+		}
+		switch jsonscan.Kind(m.Value) {
+		case 't', 'f', 'n':
+			*flag = jsonscan.Kind(m.Value) == 't' // the last of duplicate keys wins
+		default:
+			return nil, InvalidParams("Invalid params: notifications." + string(m.Key) + " must be a boolean")
+		}
+	}
+	return f, nil
 }

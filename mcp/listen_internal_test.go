@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,4 +233,65 @@ func TestChangesCoalesce(t *testing.T) {
 	if n := bus.counts()[tools]; n != 2 {
 		t.Errorf("%d list changes published, want 2", n)
 	}
+}
+
+// FuzzListenParams sends arbitrary params to subscriptions/listen (on a
+// context that is already cancelled, so a valid request ends at once):
+// the answer is an error, or an acknowledgement whose honoured filter is a
+// subset of what was asked.
+func FuzzListenParams(f *testing.F) {
+	f.Add([]byte(`{"toolsListChanged":true,"resourceSubscriptions":["a","b"]}`))
+	f.Add([]byte(`{"promptsListChanged":1}`))
+	f.Add([]byte(`null`))
+	s := NewServer(nil)
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) { return nil, nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f.Fuzz(func(t *testing.T, filter []byte) {
+		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":` + string(filter) + `}}`)
+		msg, derr := jsonrpc.Decode(body)
+		if derr != nil {
+			return
+		}
+		rec := newRecorder(false)
+		resp, _ := s.Handle(ctx, nil, &Incoming{Message: &msg}, rec)
+		if !json.Valid(resp) {
+			t.Fatalf("response is not JSON: %s", resp)
+		}
+		msgs := rec.messages()
+		if len(msgs) == 0 {
+			if !strings.Contains(string(resp), `"error"`) {
+				t.Fatalf("no acknowledgement and no error: %s", resp)
+			}
+			return
+		}
+		var ack struct {
+			Method string
+			Params struct {
+				Notifications map[string]json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(msgs[0]), &ack); err != nil || ack.Method != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("first message %s", msgs[0])
+		}
+		var asked map[string]json.RawMessage // exact keys, the last duplicate wins
+		if err := json.Unmarshal(filter, &asked); err != nil {
+			t.Fatalf("acknowledged a filter that is not an object: %s", filter)
+		}
+		for k, v := range ack.Params.Notifications {
+			want := "true"
+			if k == "resourceSubscriptions" {
+				want = string(asked[k])
+				var a, b []string
+				if json.Unmarshal(v, &a) != nil || json.Unmarshal(asked[k], &b) != nil || !slices.Equal(a, b) {
+					t.Fatalf("honoured %s=%s, asked %s", k, v, asked[k])
+				}
+				continue
+			}
+			if string(v) != want || string(asked[k]) != "true" {
+				t.Fatalf("honoured %s=%s, asked %s in %s", k, v, asked[k], filter)
+			}
+		}
+	})
 }
