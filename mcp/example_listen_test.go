@@ -33,7 +33,9 @@ func exampleStdio(s *mcp.Server) (send func(string), next func() string) {
 func ExampleServer_Shutdown() {
 	s := mcp.NewServer(&mcp.ServerOptions{Name: "example", Version: "1.0.0"})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
-		func(ctx context.Context, req *mcp.ToolRequest, in struct{ Text string }) (string, error) { return in.Text, nil })
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{ Text string }) (string, error) {
+			return in.Text, nil
+		})
 	send, next := exampleStdio(s)
 
 	send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + exampleMeta + `,"notifications":{"toolsListChanged":true,"promptsListChanged":true}}}`)
