@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"os/exec"
@@ -103,5 +104,100 @@ func TestUsage(t *testing.T) {
 	}
 	if code := Run([]string{"help"}, nil, &out, &errb, nil); code != 0 || !strings.Contains(out.String(), "mcpkit serve") {
 		t.Errorf("help: exit %d, output %q", code, out.String())
+	}
+}
+
+const listenReq = `{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}`
+
+// wantGraceful checks the SubscriptionsListenResult of listen request 9.
+func wantGraceful(t *testing.T, line string) {
+	t.Helper()
+	if !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete"`) || !strings.Contains(line, `"io.modelcontextprotocol/subscriptionId":9`) {
+		t.Errorf("got %q, want the graceful completion of subscription 9", line)
+	}
+}
+
+// On SIGTERM, an open listen stream gets its graceful completion result
+// before the server exits, well within the shutdown timeout.
+func TestServeListenGracefulOnSIGTERM(t *testing.T) {
+	bin := buildMcpkit(t)
+	t.Run("http", func(t *testing.T) {
+		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+		sc := bufio.NewScanner(stderr)
+		var url string
+		for url == "" && sc.Scan() {
+			if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+				url = m[1]
+			}
+		}
+		go io.Copy(io.Discard, stderr)
+		req, _ := http.NewRequest("POST", url, strings.NewReader(listenReq))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		events := bufio.NewScanner(resp.Body)
+		next := func() string {
+			for events.Scan() {
+				if d, ok := strings.CutPrefix(events.Text(), "data: "); ok {
+					return d
+				}
+			}
+			return ""
+		}
+		if ack := next(); !strings.Contains(ack, "acknowledged") {
+			t.Fatalf("first event %q", ack)
+		}
+		start := time.Now()
+		cmd.Process.Signal(syscall.SIGTERM)
+		wantGraceful(t, next())
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve exited with %v after SIGTERM, want 0", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("serve took %v to exit with a listen stream open", d)
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		cmd := exec.Command(bin, "serve", "--stdio")
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		io.WriteString(stdin, listenReq+"\n")
+		lines := bufio.NewScanner(stdout)
+		if !lines.Scan() || !strings.Contains(lines.Text(), "acknowledged") {
+			t.Fatalf("first line %q", lines.Text())
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if !lines.Scan() {
+			t.Fatal("no line after SIGTERM")
+		}
+		wantGraceful(t, lines.Text())
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve --stdio exited with %v after SIGTERM, want 0", err)
+		}
+	})
+}
+
+// The core build refuses --redis and says which build has it.
+func TestServeRedisNeedsRedisBuild(t *testing.T) {
+	var stderr bytes.Buffer
+	code := serveContext(context.Background(), []string{"--redis", "redis://127.0.0.1:6379"}, strings.NewReader(""), io.Discard, &stderr, nil)
+	if code != 2 || !strings.Contains(stderr.String(), "redis/cmd/mcpkit") {
+		t.Errorf("exit %d, stderr %q; want 2 and a pointer to the redis build", code, stderr.String())
 	}
 }
