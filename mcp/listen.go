@@ -73,6 +73,7 @@ func (l *listeners) enabled() bool { return l.max > 0 }
 
 // subscription is one open listen stream.
 type subscription struct {
+	id    string              // the JSON-RPC id, for logs
 	kinds uint8               // bit 1<<ChangeKind for every honoured kind
 	uris  map[string]struct{} // honoured resourceSubscriptions
 	ch    chan Change
@@ -146,7 +147,7 @@ func (l *listeners) deliver(c Change) {
 	}
 	l.mu.Unlock()
 	for _, sub := range slow {
-		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "buffered", listenBuffer)
+		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "buffered", listenBuffer)
 		close(sub.gone)
 		if sub.abort != nil {
 			sub.abort()
@@ -222,7 +223,7 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 
 	// The honoured subset: the requested kinds this server supports.
 	var ack SubscriptionFilter
-	sub := &subscription{ch: make(chan Change, listenBuffer), gone: make(chan struct{})}
+	sub := &subscription{id: string(x.id.Raw()), ch: make(chan Change, listenBuffer), gone: make(chan struct{})}
 	honour := func(asked bool, k ChangeKind) bool {
 		if asked && supported&(1<<k) != 0 {
 			sub.kinds |= 1 << k
