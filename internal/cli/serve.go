@@ -24,10 +24,10 @@ import (
 // signal.
 const shutdownTimeout = 10 * time.Second
 
-func serve(args []string, stdin io.Reader, stdout, stderr io.Writer, o *Options) int {
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serveContext(ctx, args, stdin, stdout, stderr, o)
+	return serveContext(ctx, args, stdin, stdout, stderr)
 }
 
 // authFlags are the flags that put the HTTP server behind an
@@ -72,17 +72,14 @@ func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, e
 	}, v, nil
 }
 
-// serveContext runs `mcpkit serve` until ctx is cancelled. o is the build's
-// Options (nil: the core build).
-func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, o *Options) int {
-	if o == nil {
-		o = &Options{}
-	}
+// serveContext runs `mcpkit serve` until ctx is cancelled.
+func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpkit serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
 	redisURL := fs.String("redis", "", "carry change notifications between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
@@ -102,12 +99,18 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	if *keepAlive <= 0 {
 		opts.KeepAlive = -1
 	}
+	keys, err := stateKeys(*keyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: state keys: %v\n", err)
+		return 2
+	}
+	opts.StateKeys = keys
 	if *redisURL != "" {
-		if o.Redis == nil {
+		if build.Redis == nil {
 			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
 			return 2
 		}
-		bus, closeBus, err := o.Redis(*redisURL, log)
+		bus, closeBus, err := build.Redis(*redisURL, log)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpkit serve: --redis: %v\n", err)
 			return 2
@@ -200,4 +203,29 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return 1
 	}
 	return 0
+}
+
+// stateKeys reads the requestState keys from file, or from the
+// environment when file is empty (nil when neither has any).
+func stateKeys(file string) ([][]byte, error) {
+	if file == "" {
+		v := os.Getenv(mcp.StateKeysEnv)
+		if strings.TrimSpace(v) == "" {
+			return nil, nil
+		}
+		keys, err := mcp.ParseStateKeys(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mcp.StateKeysEnv, err)
+		}
+		return keys, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := mcp.ParseStateKeys(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return keys, nil
 }

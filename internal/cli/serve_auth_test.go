@@ -78,7 +78,7 @@ func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	logs = &lockedBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- serveContext(ctx, args, strings.NewReader(""), io.Discard, logs, nil) }()
+	go func() { done <- serveContext(ctx, args, strings.NewReader(""), io.Discard, logs) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -175,7 +175,7 @@ func TestServeAuthFlagErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var stderr lockedBuffer
-		code := serveContext(context.Background(), tt.args, strings.NewReader(""), io.Discard, &stderr, nil)
+		code := serveContext(context.Background(), tt.args, strings.NewReader(""), io.Discard, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("serve %v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr.String(), tt.want)
 		}

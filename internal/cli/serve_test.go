@@ -99,10 +99,10 @@ func TestServeStdioExitsOnEOF(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := Run([]string{"bogus"}, nil, &out, &errb, nil); code != 2 {
+	if code := run([]string{"bogus"}, nil, &out, &errb); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
 	}
-	if code := Run([]string{"help"}, nil, &out, &errb, nil); code != 0 || !strings.Contains(out.String(), "mcpkit serve") {
+	if code := run([]string{"help"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "mcpkit serve") {
 		t.Errorf("help: exit %d, output %q", code, out.String())
 	}
 }
@@ -196,7 +196,7 @@ func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 // The core build refuses --redis and says which build has it.
 func TestServeRedisNeedsRedisBuild(t *testing.T) {
 	var stderr bytes.Buffer
-	code := serveContext(context.Background(), []string{"--redis", "redis://127.0.0.1:6379"}, strings.NewReader(""), io.Discard, &stderr, nil)
+	code := serveContext(context.Background(), []string{"--redis", "redis://127.0.0.1:6379"}, strings.NewReader(""), io.Discard, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), "redis/cmd/mcpkit") {
 		t.Errorf("exit %d, stderr %q; want 2 and a pointer to the redis build", code, stderr.String())
 	}
