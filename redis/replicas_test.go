@@ -215,10 +215,20 @@ type response struct {
 	}
 }
 
+// elicitMeta is the _meta of a client that declares elicitation, as MRTR
+// requests that ask for input need.
+const elicitMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
+
 // newRequest builds a POST of a 2026-07-28 request; params is the params
-// object's members besides _meta (may be empty).
+// object's members besides _meta (may be empty), and may start with its own
+// _meta member.
 func (c *client) newRequest(ctx context.Context, id, method, name, params string) *http.Request {
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":{` + meta
+	m := meta
+	if strings.HasPrefix(params, `"_meta":`) {
+		m, params, _ = strings.Cut(params, "}},")
+		m += "}}"
+	}
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":{` + m
 	if params != "" {
 		body += "," + params
 	}
@@ -317,20 +327,15 @@ func TestReplicasBehindNginx(t *testing.T) {
 	}
 	rs := startRedis(t)
 	bin := buildMcpkit(t)
-	args := []string{"--redis", rs.URL()}
-	help, _ := exec.Command(bin, "serve", "-h").CombinedOutput()
-	mrtr := strings.Contains(string(help), "-state-key-file")
-	if mrtr {
-		// One requestState key shared by every replica, so that any of
-		// them can open what another sealed.
-		key := make([]byte, 32)
-		rand.Read(key)
-		keyFile := filepath.Join(t.TempDir(), "state.key")
-		if err := os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "--state-key-file", keyFile)
+	// One requestState key shared by every replica, so that any of them
+	// can open what another sealed.
+	key := make([]byte, 32)
+	rand.Read(key)
+	keyFile := filepath.Join(t.TempDir(), "state.key")
+	if err := os.WriteFile(keyFile, []byte(base64.StdEncoding.EncodeToString(key)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	args := []string{"--redis", rs.URL(), "--state-key-file", keyFile}
 	var replicas []*replica
 	var addrs []string
 	for range 3 {
@@ -378,11 +383,9 @@ func TestReplicasBehindNginx(t *testing.T) {
 	})
 
 	t.Run("MRTR round trip across replicas", func(t *testing.T) {
-		if !mrtr {
-			t.Skip("PENDING: needs MRTR and `mcpkit serve --state-key-file` (issue: MRTR); this build of mcpkit has no such flag")
-		}
+		const tool = "test_input_required_result_request_state"
 		for attempt := 0; attempt < 5; attempt++ {
-			r1, err := c.call(ctx, "tools/call", "test_input_required_result_request_state", `"name":"test_input_required_result_request_state","arguments":{}`)
+			r1, err := c.call(ctx, "tools/call", tool, elicitMeta+`,"name":"`+tool+`","arguments":{}`)
 			if err != nil || r1.msg.Result == nil {
 				t.Fatalf("round 1: %v %+v", err, r1)
 			}
@@ -398,18 +401,40 @@ func TestReplicasBehindNginx(t *testing.T) {
 			}
 			ir, _ := json.Marshal(answers)
 			st, _ := json.Marshal(state)
-			r2, err := c.call(ctx, "tools/call", "test_input_required_result_request_state",
-				`"name":"test_input_required_result_request_state","arguments":{},"inputResponses":`+string(ir)+`,"requestState":`+string(st))
+			r2, err := c.call(ctx, "tools/call", tool,
+				elicitMeta+`,"name":"`+tool+`","arguments":{},"inputResponses":`+string(ir)+`,"requestState":`+string(st))
 			if err != nil {
 				t.Fatalf("round 2: %v", err)
 			}
 			if r2.msg.Error != nil || r2.msg.Result["resultType"] != "complete" {
 				t.Fatalf("round 2 on %s (round 1 on %s): %+v", r2.upstream, r1.upstream, r2.msg)
 			}
-			if r1.upstream != r2.upstream {
-				t.Logf("round 1 on %s, round 2 on %s: complete", r1.upstream, r2.upstream)
-				return
+			content, _ := r2.msg.Result["content"].([]any)
+			text := ""
+			if len(content) > 0 {
+				text, _ = content[0].(map[string]any)["text"].(string)
 			}
+			if !strings.Contains(text, "state-ok") {
+				t.Fatalf("round 2 did not get its state back: %q", text)
+			}
+			if r1.upstream == r2.upstream {
+				continue
+			}
+			t.Logf("round 1 on %s, round 2 on %s: %s", r1.upstream, r2.upstream, text)
+
+			// The control: a replica without the shared key cannot open
+			// the state, so it is the key that makes this work.
+			other := startReplica(t, bin, "--redis", rs.URL())
+			direct := &client{url: "http://" + other.addr + "/mcp", http: c.http}
+			r3, err := direct.call(ctx, "tools/call", tool,
+				elicitMeta+`,"name":"`+tool+`","arguments":{},"inputResponses":`+string(ir)+`,"requestState":`+string(st))
+			if err != nil || r3.msg.Error == nil {
+				t.Errorf("a replica with another key accepted the state: %v %+v", err, r3)
+			} else {
+				t.Logf("a replica with another key refuses it: %d %s", r3.msg.Error.Code, r3.msg.Error.Message)
+			}
+			other.cmd.Process.Kill()
+			return
 		}
 		t.Fatal("both rounds always went to one replica: no round-robin?")
 	})
@@ -422,7 +447,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Go(func() {
-				for i := 0; time.Now().Before(stop); i++ {
+				for i := 0; i < 5000 && time.Now().Before(stop); i++ { // bounded in count and time
 					method, name, params := "server/discover", "", ""
 					if i%2 == 1 {
 						method, name, params = "tools/call", "echo", fmt.Sprintf(`"name":"echo","arguments":{"text":"w%d-%d"}`, w, i)
