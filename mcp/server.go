@@ -15,6 +15,14 @@
 // retries with the answers, and the handler runs again. The state that
 // travels with the retry is sealed with ServerOptions.StateKeys, which every
 // replica must share.
+//
+// Clients that want to hear about changes open a subscriptions/listen
+// stream. Registering or removing tools, prompts and resources while
+// serving notifies the streams that asked for that list, and
+// NotifyResourceUpdated notifies those that named the resource. Changes
+// travel on ServerOptions.Bus, in-process by default; with a distributed Bus
+// (the Redis one in github.com/mcpkit/mcpkit/redis) they reach the streams
+// of every replica. Shutdown ends the streams gracefully.
 package mcp
 
 import (
