@@ -169,7 +169,7 @@ func (s *Server) RemoveTools(names ...string) {
 		}
 	}
 	if n > 0 {
-		s.changed()
+		s.changed(ToolsListChanged)
 	}
 }
 
@@ -212,7 +212,7 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	}
 	s.mu.Lock()
 	s.reg.tools[t.Name] = e
-	s.changed()
+	s.changed(ToolsListChanged)
 	s.mu.Unlock()
 }
 
