@@ -255,3 +255,17 @@ func (c countingReader) Read(p []byte) (int, error) {
 	c.n.Add(int64(bytes.Count(p[:n], []byte{'\n'})))
 	return n, err
 }
+
+// TestIdleListenStreams opens a few idle listen streams on every
+// implementation and checks their acknowledgments.
+func TestIdleListenStreams(t *testing.T) {
+	argv := serverArgv(t)
+	for _, impl := range servers.Impls {
+		t.Run(impl, func(t *testing.T) {
+			t.Parallel()
+			if _, err := load.IdleListenMemory(argv, impl, 5); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

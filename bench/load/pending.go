@@ -17,20 +17,12 @@ import (
 // server answers today; when mcpkit's probe succeeds, the report says that
 // the case is due.
 //
-// TODO(listen): once mcpkit serves subscriptions/listen, add the case
-// "memory per idle subscriptions/listen stream": open a few hundred listen
-// streams on one server process, wait for each acknowledgment, and report
-// (VmRSS after - VmRSS before) / streams, for every implementation.
-//
 // TODO(legacy): once mcpkit serves the 2025-11-25 era (initialize, then
 // requests without _meta), add "legacy tools/call" over HTTP and stdio:
 // initialize once per connection, then tools/call with
 // MCP-Protocol-Version: 2025-11-25 (and Mcp-Session-Id when the server
 // issued one).
-const (
-	PendingListen = "memory per idle subscriptions/listen stream"
-	PendingLegacy = "legacy (2025-11-25) tools/call"
-)
+const PendingLegacy = "legacy (2025-11-25) tools/call"
 
 // Probe is what one server answered to a pending case's probe.
 type Probe struct {
@@ -42,15 +34,7 @@ type Probe struct {
 
 // ProbePending probes the HTTP server of impl at url for every pending case.
 func ProbePending(url, impl string) []Probe {
-	return []Probe{probeListen(url, impl), probeLegacy(url, impl)}
-}
-
-func probeListen(url, impl string) Probe {
-	p := Probe{Case: PendingListen, Impl: impl}
-	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + requestMeta + `}}`
-	hdr := map[string]string{"Mcp-Protocol-Version": ProtocolVersion, "Mcp-Method": "subscriptions/listen"}
-	p.Answers, p.Detail = probe(url, body, hdr, "notifications/subscriptions/acknowledged")
-	return p
+	return []Probe{probeLegacy(url, impl)}
 }
 
 func probeLegacy(url, impl string) Probe {

@@ -152,13 +152,18 @@ func ProcCPU(pid int) (time.Duration, error) {
 }
 
 // ProcPeakRSS returns VmHWM of process pid in bytes.
-func ProcPeakRSS(pid int) (int64, error) {
+func ProcPeakRSS(pid int) (int64, error) { return procStatus(pid, "VmHWM:") }
+
+// ProcRSS returns VmRSS of process pid in bytes.
+func ProcRSS(pid int) (int64, error) { return procStatus(pid, "VmRSS:") }
+
+func procStatus(pid int, field string) (int64, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0, err
 	}
 	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			f := strings.Fields(rest)
 			if len(f) == 2 && f[1] == "kB" {
 				n, err := strconv.ParseInt(f[0], 10, 64)
@@ -166,7 +171,7 @@ func ProcPeakRSS(pid int) (int64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", strings.TrimSuffix(field, ":"), pid)
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -14,18 +14,40 @@ var (
 	FloorCallBody     = []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hello"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-server","version":"1.0.0"}}}}`)
 )
 
-var jsonCT = []string{"application/json"}
+// FloorListenAck is the event the HTTP floor sends on a
+// subscriptions/listen request before it holds the stream open.
+var FloorListenAck = []byte(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"notifications":{"toolsListChanged":true}}}`)
+
+var (
+	jsonCT = []string{"application/json"}
+	sseCT  = []string{"text/event-stream"}
+)
 
 // FloorHandler is the HTTP floor: it drains the request body and writes a
 // fixed body chosen by the Mcp-Method header. It is as little as a handler
-// can do and still answer with a response of the right size.
+// can do and still answer with a response of the right size. A
+// subscriptions/listen request gets a fixed acknowledgment event and an
+// idle stream.
 type FloorHandler struct{}
 
 func (FloorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
 	body := FloorDiscoverBody
-	if m := r.Header["Mcp-Method"]; len(m) == 1 && m[0] == "tools/call" {
-		body = FloorCallBody
+	if m := r.Header["Mcp-Method"]; len(m) == 1 {
+		switch m[0] {
+		case "tools/call":
+			body = FloorCallBody
+		case "subscriptions/listen":
+			// An idle stream: one fixed event, then nothing until the
+			// client goes away.
+			w.Header()["Content-Type"] = sseCT
+			w.Write([]byte("event: message\ndata: "))
+			w.Write(FloorListenAck)
+			w.Write([]byte("\n\n"))
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+			return
+		}
 	}
 	w.Header()["Content-Type"] = jsonCT
 	w.Write(body)

@@ -18,7 +18,9 @@ func init() {
 func newMcpGo() *server.MCPServer {
 	s := server.NewMCPServer(Name, Version,
 		server.WithInstructions(Instructions),
-		server.WithToolCapabilities(false),
+		// listChanged: true, as go-sdk and mcpkit advertise; without it
+		// mcp-go ends a subscriptions/listen for tool changes at once.
+		server.WithToolCapabilities(true),
 		// Off by default in mcp-go; on here so that every implementation
 		// validates the arguments against the schema.
 		server.WithInputSchemaValidation(),

@@ -190,7 +190,13 @@ type inprocSample struct {
 	err                              error
 }
 
+type listenSample struct {
+	bytesPerStream int64
+	err            error
+}
+
 type report struct {
+	listen     map[string][]listenSample
 	start, end time.Time
 	loadBefore string
 	runs       map[runKey][]sample
@@ -212,6 +218,7 @@ func run(c *config, bins map[string]string) *report {
 		runs:       map[runKey][]sample{},
 		procs:      map[procKey][]procSample{},
 		inproc:     map[inprocKey][]inprocSample{},
+		listen:     map[string][]listenSample{},
 	}
 	for r := range c.reps {
 		order := rotate(c.impls, r)
@@ -251,6 +258,18 @@ func run(c *config, bins map[string]string) *report {
 				}
 				if err := p.Stop(); err != nil {
 					logf("  %s: %v", impl, err)
+				}
+			}
+		}
+		if slices.Contains(c.transports, load.HTTP) {
+			logf("repetition %d/%d: idle subscriptions/listen streams", r+1, c.reps)
+			for _, impl := range order {
+				b, err := load.IdleListenMemory([]string{bins[impl]}, impl, load.ListenStreams)
+				rep.listen[impl] = append(rep.listen[impl], listenSample{bytesPerStream: b, err: err})
+				if err != nil {
+					logf("  listen %-6s FAILED: %v", impl, err)
+				} else {
+					logf("  listen %-6s %6.1f KiB per idle stream", impl, float64(b)/1024)
 				}
 			}
 		}

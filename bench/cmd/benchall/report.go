@@ -118,6 +118,16 @@ func (r *report) procStat(k procKey, f func(procSample) float64) stat {
 	return summarize(xs, errs)
 }
 
+func (r *report) listenStat(impl string) stat {
+	var xs []float64
+	var errs []error
+	for _, s := range r.listen[impl] {
+		xs = append(xs, float64(s.bytesPerStream)/1024)
+		errs = append(errs, s.err)
+	}
+	return summarize(xs, errs)
+}
+
 func (r *report) inprocStat(k inprocKey, f func(inprocSample) float64) stat {
 	var xs []float64
 	var errs []error
@@ -291,10 +301,23 @@ func render(c *config, r *report) string {
 		p("\n")
 	}
 
+	if len(r.listen) > 0 {
+		p("## Idle `subscriptions/listen` streams\n\n")
+		p("A fresh server process per implementation and repetition; %d listen streams (HTTP, one connection each, subscribed to tools list changes), ", load.ListenStreams)
+		p("each acknowledgment checked; then the growth of the process's resident memory (`VmRSS`) divided by the number of streams. ")
+		p("The floor holds each stream with a net/http handler blocked on the request's context.\n\n")
+		r.header(c, p, "")
+		p("| memory per idle stream (KiB) |")
+		for _, impl := range c.impls {
+			p(" %s |", cell(r.listenStat(impl), 1, ""))
+		}
+		p("\n\n")
+	}
+
 	p("## Not available yet\n\n")
 	p("These cases wait for mcpkit features; they are TODO cases in `bench/load/pending.go` and report \"not available\" until then. ")
 	p("What each server answers today to the case's probe request:\n\n")
-	for _, name := range []string{load.PendingListen, load.PendingLegacy} {
+	for _, name := range []string{load.PendingLegacy} {
 		p("- **%s**: not available.", name)
 		for _, impl := range c.impls {
 			for _, pr := range r.pending {
@@ -435,6 +458,9 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 			return r.procStat(procKey{transport, impl}, func(s procSample) float64 { return float64(s.peakRSS) / (1 << 20) })
 		}, false, unit(1, " MiB"))
 	}
+	if len(r.listen) > 0 {
+		compare("memory per idle listen stream", r.listenStat, false, unit(1, " KiB"))
+	}
 	if c.inproc {
 		for _, method := range c.methods {
 			compare(fmt.Sprintf("in-process `%s` allocs/op", method), func(impl string) stat {
@@ -450,7 +476,7 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 	}
 	p("## mcpkit against the peers\n\n")
 	if len(behind) == 0 {
-		p("mcpkit is ahead of both go-sdk and mcp-go in all %d comparisons (every case and level: req/s, server CPU per request, start time, peak RSS, in-process ns, allocations and bytes).\n\n", total)
+		p("mcpkit is ahead of both go-sdk and mcp-go in all %d comparisons (every case and level: req/s, server CPU per request, start time, peak RSS, idle listen memory, in-process ns, allocations and bytes).\n\n", total)
 		return
 	}
 	p("mcpkit is ahead of both peers in %d of %d comparisons. Not ahead in:\n\n", total-len(behind), total)
@@ -491,6 +517,11 @@ func (r *report) renderFailures(c *config, p func(string, ...any)) {
 			if st := r.inprocStat(inprocKey{method, impl}, func(inprocSample) float64 { return 0 }); st.err != nil {
 				lines = append(lines, fmt.Sprintf("- %s in-process `%s`: %s", display[impl], method, oneLine(st.err)))
 			}
+		}
+	}
+	for _, impl := range c.impls {
+		if st := r.listenStat(impl); st.err != nil {
+			lines = append(lines, fmt.Sprintf("- %s idle listen streams: %s", display[impl], oneLine(st.err)))
 		}
 	}
 	p("## Failures\n\n")

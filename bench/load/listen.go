@@ -1,0 +1,189 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/servers"
+)
+
+// ListenStreams is the number of idle subscriptions/listen streams the
+// memory case opens on one server process.
+const ListenStreams = 500
+
+// Listeners are open, idle subscriptions/listen streams, one per
+// connection.
+type Listeners struct {
+	conns []net.Conn
+}
+
+// Close closes every stream.
+func (l *Listeners) Close() {
+	for _, c := range l.conns {
+		c.Close()
+	}
+	l.conns = nil
+}
+
+// OpenListeners opens n subscriptions/listen streams on the MCP endpoint at
+// rawURL, each on its own connection, subscribing to tools list changes,
+// and checks each stream's first message: the acknowledgment carrying the
+// request id as its subscription id (the floor's fixed acknowledgment for
+// the floor). The streams stay open, and idle, until Close.
+func OpenListeners(rawURL, impl string, n int) (*Listeners, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listeners{}
+	for id := 1; id <= n; id++ {
+		c, err := openListener(u, impl, id)
+		if err != nil {
+			l.Close()
+			return nil, fmt.Errorf("%s subscriptions/listen stream %d: %w", impl, id, err)
+		}
+		l.conns = append(l.conns, c)
+	}
+	return l, nil
+}
+
+// ListenBody is the subscriptions/listen request with the given id.
+func ListenBody(id int) string {
+	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + requestMeta + `}}`
+}
+
+func openListener(u *url.URL, impl string, id int) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (net.Conn, error) {
+		c.Close()
+		return nil, err
+	}
+	body := ListenBody(id)
+	req := "POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n" +
+		"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+		"Mcp-Protocol-Version: " + ProtocolVersion + "\r\nMcp-Method: subscriptions/listen\r\n" +
+		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	if _, err := io.WriteString(c, req); err != nil {
+		return fail(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	br := bufio.NewReader(c)
+	status, err := br.ReadString('\n')
+	if err != nil {
+		return fail(err)
+	}
+	if !strings.HasPrefix(status, "HTTP/1.1 200") {
+		return fail(fmt.Errorf("status %q", strings.TrimSpace(status)))
+	}
+	chunked, sse := false, false
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return fail(err)
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(k) {
+		case "transfer-encoding":
+			chunked = strings.EqualFold(v, "chunked")
+		case "content-type":
+			sse = strings.HasPrefix(v, "text/event-stream")
+		}
+	}
+	if !sse {
+		return fail(fmt.Errorf("the response is not an event stream"))
+	}
+	var r io.Reader = br
+	if chunked {
+		r = httputil.NewChunkedReader(br)
+	}
+	events := bufio.NewReader(r)
+	for {
+		line, err := events.ReadBytes('\n')
+		if err != nil {
+			return fail(fmt.Errorf("reading the acknowledgment: %w", err))
+		}
+		if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:")); ok {
+			if err := checkAck(impl, bytes.TrimSpace(d), id); err != nil {
+				return fail(err)
+			}
+			break
+		}
+	}
+	c.SetReadDeadline(time.Time{})
+	return c, nil
+}
+
+// checkAck checks the first message of a listen stream.
+func checkAck(impl string, msg []byte, id int) error {
+	if impl == servers.Floor {
+		if !bytes.Equal(msg, servers.FloorListenAck) {
+			return fmt.Errorf("floor sent %.200q", msg)
+		}
+		return nil
+	}
+	var m struct {
+		Method string `json:"method"`
+		ID     any    `json:"id"`
+		Params struct {
+			Meta          map[string]any `json:"_meta"`
+			Notifications map[string]any `json:"notifications"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return fmt.Errorf("the first message is not JSON: %v: %.200q", err, msg)
+	}
+	if m.Method != "notifications/subscriptions/acknowledged" || m.ID != nil {
+		return fmt.Errorf("the first message is not notifications/subscriptions/acknowledged: %.200q", msg)
+	}
+	if sid := m.Params.Meta["io.modelcontextprotocol/subscriptionId"]; sid != float64(id) {
+		return fmt.Errorf("subscriptionId is %v, want %d", sid, id)
+	}
+	if m.Params.Notifications["toolsListChanged"] != true {
+		return fmt.Errorf("the acknowledgment does not grant toolsListChanged: %.200q", msg)
+	}
+	return nil
+}
+
+// IdleListenMemory starts a fresh server process (argv, as for Start) for
+// impl, opens ListenStreams idle listen streams on it, and returns the
+// growth of its resident memory (VmRSS) per stream.
+func IdleListenMemory(argv []string, impl string, n int) (int64, error) {
+	p, err := Start(argv, impl, HTTP)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Stop()
+	time.Sleep(100 * time.Millisecond)
+	before, err := ProcRSS(p.Pid())
+	if err != nil {
+		return 0, err
+	}
+	l, err := OpenListeners(p.URL, impl, n)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	time.Sleep(300 * time.Millisecond) // let the server settle
+	after, err := ProcRSS(p.Pid())
+	if err != nil {
+		return 0, err
+	}
+	return (after - before) / int64(n), nil
+}
