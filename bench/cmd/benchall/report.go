@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -335,9 +334,6 @@ func render(c *config, r *report) string {
 
 	r.renderFailures(c, p)
 
-	if notes, err := os.ReadFile(filepath.Join(c.benchDir, "NOTES.md")); err == nil {
-		p("## Notes\n\n%s\n", strings.TrimSpace(string(notes)))
-	}
 	return b.String()
 }
 
@@ -414,7 +410,7 @@ func (r *report) renderTargets(c *config, p func(string, ...any)) {
 	for _, rw := range rows {
 		p("| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
 	}
-	p("\n")
+	p("\nWhat stands in the way of a target that is not met, with profiles and measured fixes: [bench/NOTES.md](bench/NOTES.md).\n\n")
 }
 
 // renderAhead says, case by case, whether mcpkit beat both peers.
