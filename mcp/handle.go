@@ -110,6 +110,9 @@ func init() {
 		"prompts/list":             handlePromptsList,
 		"prompts/get":              handlePromptsGet,
 		"completion/complete":      handleComplete,
+		"tasks/get":                handleTasksGet,
+		"tasks/update":             handleTasksUpdate,
+		"tasks/cancel":             handleTasksCancel,
 	}
 }
 
@@ -129,6 +132,9 @@ type exchange struct {
 	info     RequestInfo
 	infoDone bool
 	notifier Notifier
+	// task is the task run of a tools/call that may become a task, and of
+	// a task's later runs; nil otherwise.
+	task *taskRun
 
 	mu           sync.Mutex
 	done         bool

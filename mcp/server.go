@@ -72,6 +72,11 @@ type ServerOptions struct {
 	// extension identifier; a nil value is sent as {}.
 	Extensions map[string]any
 
+	// Tasks configures the tasks extension (io.modelcontextprotocol/tasks),
+	// which is on once a tool with TaskSupport is registered or
+	// Tasks.Store is set. See TaskOptions.
+	Tasks TaskOptions
+
 	// Auth, when set, makes the server an OAuth 2.1 protected resource on
 	// Streamable HTTP: requests need a bearer token that Auth.Verifier
 	// accepts, and Protected Resource Metadata tells clients where to get
@@ -103,6 +108,7 @@ type Server struct {
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
+	tasks taskState
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -147,6 +153,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
 	s.initAuth()
+	s.tasks.init(s, &o.Tasks)
 
 	s.reg.init()
 	return s

@@ -151,6 +151,10 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	log.Info("shutting down", "timeout", shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	// Tasks first: their handlers run detached from any HTTP request.
+	if err := s.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: tasks", "err", err)
+	}
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown", "err", err)
 		return 1

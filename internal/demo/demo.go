@@ -44,6 +44,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	AddFixturePrompts(s)
 	AddFun(s)
 	addWhoami(s)
+	AddTaskTools(s)
 	return s
 }
 
