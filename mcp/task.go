@@ -177,13 +177,18 @@ func randomID() string {
 func (ts *taskState) lease() time.Duration { return 3 * ts.heartbeat }
 
 // keep extends t.TTL so that the task stays readable for the server's TTL
-// from now.
+// from now, and a working task at least until its runner's lease lapses
+// (the runner renews both at every heartbeat).
 func (ts *taskState) keep(t *TaskRecord, now time.Time) {
 	if ts.ttl <= 0 {
 		t.TTL = 0
 		return
 	}
-	if min := now.Sub(t.CreatedAt) + ts.ttl; t.TTL < min {
+	ext := ts.ttl
+	if t.Status == TaskWorking {
+		ext = max(ext, ts.lease())
+	}
+	if min := now.Sub(t.CreatedAt) + ext; t.TTL < min {
 		// Whole milliseconds: ttlMs is an integer.
 		t.TTL = min.Truncate(time.Millisecond)
 	}

@@ -143,6 +143,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 	}
 	now := ts.now()
 	rec := r.record(now, TaskWorking)
+	ts.keep(rec, now)
 	if err := ts.store.Create(ctx, rec); err != nil {
 		r.abandon(err)
 		r.cancel(err)
