@@ -17,3 +17,6 @@ func SetTaskClock(s *Server, now time.Time) {
 		m.now = s.tasks.now
 	}
 }
+
+// HostNameForTest exposes hostName to the external tests.
+var HostNameForTest = hostName

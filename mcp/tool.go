@@ -81,6 +81,7 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 // ToolRequest is a tools/call request as its handler sees it.
 type ToolRequest struct {
 	requestBase
+	inputs
 	// Name is the tool's name.
 	Name string
 	// Arguments is the raw arguments object ({} when the call had none).
@@ -343,8 +344,14 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		return x.callTask(ctx, t, name, dst)
 	}
 	req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+	if err := x.openRound(&req.rd, info); err != nil {
+		return nil, err
+	}
 	res, err := x.invokeTool(ctx, t, req)
 	if err != nil {
+		if isTaskInput(err) {
+			return x.appendInputRequired(dst, &req.rd)
+		}
 		return nil, err
 	}
 	return x.appendToolResult(dst, name, res)
@@ -352,11 +359,12 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 
 // invokeTool runs a tool's handler. An ordinary error becomes an isError
 // result, and so does a structured result that does not match the output
-// schema; protocol errors (a *Error) and cancellation are returned.
+// schema; protocol errors (a *Error), requests for input (*InputRequired)
+// and cancellation are returned.
 func (x *exchange) invokeTool(ctx context.Context, t *toolEntry, req *ToolRequest) (*CallToolResult, error) {
 	res, err := t.handler(ctx, req)
 	if err != nil {
-		if _, ok := asError(err); ok {
+		if _, ok := asError(err); ok || isInputRequired(err) {
 			return nil, err
 		}
 		if ctx.Err() != nil {
