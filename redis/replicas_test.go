@@ -270,6 +270,25 @@ func TestReplicas(t *testing.T) {
 		}
 	})
 
+	t.Run("InputElsewhere", func(t *testing.T) {
+		// The task parks on A; the answer reaches B, which runs the
+		// handler again; A reports the result.
+		id := a.start(t, "confirm_delete", map[string]any{"filename": "replicated.txt"})
+		task := b.await(t, id, 5*time.Second, "input_required")
+		if reqs, _ := task["inputRequests"].(map[string]any); reqs["confirm"] == nil {
+			t.Fatalf("B sees input requests %v, want confirm", task["inputRequests"])
+		}
+		if _, e := b.call(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
+			"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}},
+		}}); e != nil {
+			t.Fatalf("tasks/update on B: %+v", e)
+		}
+		task = a.await(t, id, 10*time.Second, "completed", "failed", "cancelled")
+		if resultText(task) != "Deleted replicated.txt." {
+			t.Errorf("A sees %v with result %q", task["status"], resultText(task))
+		}
+	})
+
 	t.Run("RunnerDies", func(t *testing.T) {
 		c := startReplica(t, addr, prefix)
 		id := c.start(t, "hold", map[string]any{"Mark": "runner-dies"})
