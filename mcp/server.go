@@ -15,6 +15,12 @@
 // retries with the answers, and the handler runs again. The state that
 // travels with the retry is sealed with ServerOptions.StateKeys, which every
 // replica must share.
+//
+// A tool whose calls take long can declare Tool.TaskSupport: for clients
+// that support the tasks extension, its handler (unchanged) then runs in
+// the background, and the client gets a task it polls with tasks/get,
+// answers with tasks/update and stops with tasks/cancel. Tasks live in a
+// TaskStore (ServerOptions.Tasks), which replicas share.
 package mcp
 
 import (

@@ -294,11 +294,10 @@ func (x *exchange) taskMethod() (string, error) {
 	if !x.s.tasks.enabled.Load() {
 		return "", methodNotFound(x.method)
 	}
-	info, err := x.requestInfo()
-	if err != nil {
-		return "", err
-	}
-	if !info.ClientCapabilities.HasExtension(TasksExtension) {
+	// Only the extension matters here: scan for it rather than decode the
+	// capabilities.
+	exts, _ := jsonscan.Lookup(x.meta.caps, "extensions")
+	if _, ok := jsonscan.Lookup(exts, TasksExtension); !ok || !jsonscan.IsObject(exts) {
 		return "", missingTasksExtension()
 	}
 	v, _ := jsonscan.Lookup(x.params, "taskId")

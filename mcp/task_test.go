@@ -716,3 +716,33 @@ func TestTaskRegistrationPanics(t *testing.T) {
 	}()
 	AddTool(NewServer(nil), &Tool{Name: "bad", Description: "d", TaskSupport: 7}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 }
+
+// BenchmarkTasksGet measures a poll of a finished task (in memory): the
+// request a client repeats most.
+func BenchmarkTasksGet(b *testing.B) {
+	s, _ := taskServer(b, TaskOptions{})
+	r := ext(b, s, "tools/call", `{"name":"quick_required","arguments":{}}`)
+	id := r.Result["taskId"].(string)
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"` + id + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + extCaps + `}}}`)
+	msg := decodeMsg(b, body)
+	in := &Incoming{Message: &msg}
+	var dst []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = s.Handle(context.Background(), dst[:0], in, nil)
+	}
+}
+
+// BenchmarkTaskCreate measures a tools/call that creates a finished task
+// (a TaskRequired tool that answers at once).
+func BenchmarkTaskCreate(b *testing.B) {
+	s, _ := taskServer(b, TaskOptions{TTL: time.Second})
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"quick_required","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + extCaps + `}}}`)
+	msg := decodeMsg(b, body)
+	in := &Incoming{Message: &msg}
+	var dst []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _ = s.Handle(context.Background(), dst[:0], in, nil)
+	}
+}
