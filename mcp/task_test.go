@@ -746,3 +746,24 @@ func BenchmarkTaskCreate(b *testing.B) {
 		dst, _ = s.Handle(context.Background(), dst[:0], in, nil)
 	}
 }
+
+func TestTaskShutdownDuringWait(t *testing.T) {
+	// A call still in its SyncWait when Shutdown begins becomes a task that
+	// is stopped at once, and Shutdown does not wait for it forever.
+	s, g := taskServer(t, TaskOptions{SyncWait: 200 * time.Millisecond})
+	done := make(chan rpcReply)
+	go func() { done <- ext(t, s, "tools/call", `{"name":"optional","arguments":{}}`) }()
+	<-g.started
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	r := <-done
+	if r.Error != nil {
+		t.Fatalf("the call = %+v", r.Error)
+	}
+	if task := getTask(t, s, r.Result["taskId"].(string)); task["status"] != "failed" {
+		t.Errorf("task = %v, want failed", task)
+	}
+}

@@ -109,6 +109,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 	r := ts.newRun(t, tx, ts.newID())
 	req := tx.toolRequest(name)
 	if err := r.openRound(req, nil); err != nil {
+		r.cancel(nil)
 		ts.release()
 		return nil, err
 	}
@@ -244,6 +245,10 @@ func (r *taskRun) registered() {
 	ts := r.ts
 	ts.mu.Lock()
 	ts.runs[r.id] = r
+	if ts.closed {
+		// Shutdown began while the call waited: it stops this task too.
+		r.cancel(errShutdown)
+	}
 	ts.mu.Unlock()
 	r.mu.Lock()
 	r.beat = time.AfterFunc(ts.heartbeat, r.renew)
