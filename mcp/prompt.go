@@ -106,7 +106,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
 	e.encoded = mustMarshal(&e.prompt)
 	s.mu.Lock()
 	s.reg.prompts[p.Name] = e
-	s.changed()
+	s.changed(PromptsListChanged)
 	s.mu.Unlock()
 }
 
@@ -122,7 +122,7 @@ func (s *Server) RemovePrompts(names ...string) {
 		}
 	}
 	if n > 0 {
-		s.changed()
+		s.changed(PromptsListChanged)
 	}
 }
 

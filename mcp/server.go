@@ -16,6 +16,14 @@
 // travels with the retry is sealed with ServerOptions.StateKeys, which every
 // replica must share.
 //
+// Clients that want to hear about changes open a subscriptions/listen
+// stream. Registering or removing tools, prompts and resources while
+// serving notifies the streams that asked for that list, and
+// NotifyResourceUpdated notifies those that named the resource. Changes
+// travel on ServerOptions.Bus, in-process by default; with a distributed Bus
+// (the Redis one in github.com/mcpkit/mcpkit/redis) they reach the streams
+// of every replica. Shutdown ends the streams gracefully.
+//
 // A tool whose calls take long can declare Tool.TaskSupport: for clients
 // that support the tasks extension, its handler (unchanged) then runs in
 // the background, and the client gets a task it polls with tasks/get,
@@ -25,6 +33,7 @@ package mcp
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -111,6 +120,23 @@ type ServerOptions struct {
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
+
+	// Bus carries change notifications (list changes, resource updates)
+	// to the subscriptions/listen streams of this server and, for a
+	// distributed Bus, of every replica sharing it. Default: a LocalBus
+	// private to this server.
+	Bus Bus
+	// MaxSubscriptions caps the subscriptions/listen streams open at once
+	// on this server. Past it, a listen request gets error -32603 with
+	// HTTP status 503 and data {"maxSubscriptions": N}. Default 10000. A
+	// negative value turns subscriptions/listen off: it answers -32601, and
+	// capabilities advertise no listChanged or subscribe.
+	MaxSubscriptions int
+	// KeepAlive is the interval of the SSE comment lines (":") that keep
+	// an idle response stream open through proxies and client timeouts:
+	// listen streams, and tool calls streaming progress. Default 15
+	// seconds; a negative value sends none.
+	KeepAlive time.Duration
 }
 
 // Server is an MCP server. Create one with NewServer, register tools and
@@ -128,13 +154,25 @@ type Server struct {
 	maxBody    int64
 	auth       authState
 
-	mu    sync.Mutex // guards reg and rebuilding snap
+	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
 	state sealer // requestState sealing (state.go)
-	tasks taskState
+
+	// pending are the kinds of list change (bit 1<<ChangeKind) that
+	// registrations made since pendingSince and that flushChanges has yet
+	// to publish; flush is its timer. Guarded by mu.
+	pending      uint8
+	served       bool // a snapshot has been built: a client may have seen the lists
+	pendingSince time.Time
+	flush        *time.Timer
+
+	bus       Bus
+	keepAlive time.Duration
+	listen    listeners
+	tasks     taskState
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -182,6 +220,13 @@ func NewServer(opts *ServerOptions) *Server {
 	s.tasks.init(s, &o.Tasks)
 
 	s.initState()
+	s.keepAlive = cmp.Or(o.KeepAlive, 15*time.Second)
+	s.bus = o.Bus
+	if s.bus == nil {
+		s.bus = new(LocalBus)
+	}
+	s.listen.init(s, o.MaxSubscriptions)
+
 	s.reg.init()
 	return s
 }
@@ -215,12 +260,69 @@ func (s *Server) snapshot() *snapshot {
 	}
 	sn := s.reg.build(s)
 	s.snap.Store(sn)
+	s.served = true
 	return sn
 }
 
-// changed invalidates the snapshot after a registration. Callers hold s.mu.
-func (s *Server) changed() {
+// changed invalidates the snapshot after a registration that changed the
+// list of the given kind (ToolsListChanged, PromptsListChanged or
+// ResourcesListChanged), and schedules publishing that change on the Bus.
+//
+// Changes made before the server first served a request (registrations at
+// start-up) are not published: no client can have seen the lists as they
+// were. (A client that re-listed on another replica since the last
+// notification cannot be told apart from one that did not, so later
+// changes are always published.) Publishing waits until
+// registrations have paused for changeDelay (but no longer than
+// maxChangeDelay after the first), so that registering many items at once
+// sends one notification per kind. Callers hold s.mu.
+func (s *Server) changed(k ChangeKind) {
 	s.snap.Store(nil)
+	if !s.served {
+		return
+	}
+	now := time.Now()
+	if s.pending == 0 {
+		s.pendingSince = now
+	}
+	s.pending |= 1 << k
+	d := min(changeDelay, max(s.pendingSince.Add(maxChangeDelay).Sub(now), 0))
+	if s.flush == nil {
+		s.flush = time.AfterFunc(d, s.flushChanges)
+	} else {
+		s.flush.Reset(d)
+	}
+}
+
+// changeDelay and maxChangeDelay bound how long changed waits for more
+// registrations before it publishes list changes.
+var (
+	changeDelay    = 10 * time.Millisecond
+	maxChangeDelay = 100 * time.Millisecond
+)
+
+// flushChanges publishes the list changes that registrations made.
+func (s *Server) flushChanges() {
+	s.mu.Lock()
+	p := s.pending
+	s.pending = 0
+	s.mu.Unlock()
+	for k := ToolsListChanged; k <= ResourcesListChanged; k++ {
+		if p&(1<<k) != 0 {
+			s.bus.Publish(Change{Kind: k})
+		}
+	}
+}
+
+// NotifyResourceUpdated tells the subscriptions/listen streams that listed
+// uri in their resourceSubscriptions (on every replica, with a distributed
+// Bus) that the resource changed, with notifications/resources/updated.
+// It returns without waiting for delivery and is safe for concurrent use.
+func (s *Server) NotifyResourceUpdated(uri string) {
+	if uri == "" {
+		return
+	}
+	s.bus.Publish(Change{Kind: ResourceUpdated, URI: uri})
 }
 
 func (s *Server) getBuf() *[]byte {
@@ -237,4 +339,30 @@ func (s *Server) putBuf(b *[]byte) {
 	}
 	*b = (*b)[:0]
 	s.bufs.Put(b)
+}
+
+// Shutdown stops the server's long-lived work gracefully, for a process
+// that is about to exit:
+//   - every open subscriptions/listen stream gets its completion result
+//     (SubscriptionsListenResult) and ends;
+//   - the tasks this server runs are cancelled, and end failed, so that
+//     clients polling them (on another replica) learn that the work
+//     stopped;
+//   - later listen requests and calls that would start a task are refused
+//     with -32603 (HTTP 503), so that a load balancer retries them on
+//     another replica. Other requests are not affected.
+//
+// Shutdown waits until the listen and task handlers have returned or ctx
+// is done, whichever comes first, and returns ctx's error in the latter
+// case. Call it before http.Server.Shutdown, which waits for active
+// handlers and would otherwise wait for the listen streams until its own
+// deadline. It is safe to call more than once and concurrently.
+func (s *Server) Shutdown(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.tasks.shutdown(ctx) }()
+	err := s.shutdownListen(ctx)
+	if terr := <-errc; err == nil {
+		err = terr
+	}
+	return err
 }

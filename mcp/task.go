@@ -268,16 +268,6 @@ func (ts *taskState) shutdown(ctx context.Context) error {
 	return nil
 }
 
-// Shutdown stops the server's background work gracefully: new tasks are
-// refused (-32603, HTTP 503), the tasks this server runs are cancelled
-// (they end failed, so that clients polling them learn that the work
-// stopped), and Shutdown waits until their handlers have returned or ctx
-// is done, whichever comes first, returning ctx's error in the latter case.
-// Call it before http.Server.Shutdown. It is safe to call more than once.
-func (s *Server) Shutdown(ctx context.Context) error {
-	return s.tasks.shutdown(ctx)
-}
-
 // owner returns the principal id a task created by the request is bound
 // to.
 func principalID(p *Principal) string {

@@ -176,7 +176,7 @@ func (s *Server) RemoveTools(names ...string) {
 		}
 	}
 	if n > 0 {
-		s.changed()
+		s.changed(ToolsListChanged)
 	}
 }
 
@@ -225,7 +225,7 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	}
 	s.mu.Lock()
 	s.reg.tools[t.Name] = e
-	s.changed()
+	s.changed(ToolsListChanged)
 	s.mu.Unlock()
 }
 

@@ -3,13 +3,14 @@ module github.com/mcpkit/mcpkit/redis
 go 1.26.8
 
 require (
-	github.com/mcpkit/mcpkit v0.0.0
+	github.com/google/go-cmp v0.7.0
+	github.com/mcpkit/mcpkit v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

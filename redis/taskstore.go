@@ -1,8 +1,3 @@
-// Package redis keeps mcpkit's shared state on Redis, for servers that run
-// as several replicas behind one endpoint: TaskStore holds the tasks of the
-// tasks extension, so that any replica can answer for a task another one
-// runs. It is a module of its own, so that go-redis stays out of the core
-// module.
 package redis
 
 import (
@@ -248,7 +243,7 @@ func (s *TaskStore) Publish(ctx context.Context, id string) error {
 
 // Subscribe implements mcp.TaskStore. The first subscriber opens the
 // store's subscription to its channel; Subscribe returns once Redis
-// confirmed it (or after 5 seconds, logging why not: the subscription is
+// confirmed it (or after 2 seconds, logging why not: the subscription is
 // then retried in the background).
 func (s *TaskStore) Subscribe(fn func(string)) func() {
 	sub := &taskSub{fn: fn}
@@ -262,7 +257,7 @@ func (s *TaskStore) Subscribe(fn func(string)) func() {
 	ps := s.ps
 	s.mu.Unlock()
 	if start {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if err := ps.Subscribe(ctx, s.channel); err != nil {
 			s.log.Warn("redis task store: subscribing; retrying in the background", "channel", s.channel, "err", err)
 		} else if _, err := ps.Receive(ctx); err != nil {

@@ -3,17 +3,20 @@ package redis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcptest"
 )
 
 func TestTaskStore(t *testing.T) {
-	rdb := newClient(t, startRedis(t))
+	rdb := newTaskClient(t, fmt.Sprintf("127.0.0.1:%d", startRedis(t).Port))
 	var n atomic.Int64
 	mcptest.TestTaskStore(t, func(t *testing.T) mcp.TaskStore {
 		st := NewTaskStore(rdb, &TaskStoreOptions{Prefix: "test" + strconv.FormatInt(n.Add(1), 10) + ":"})
@@ -24,7 +27,7 @@ func TestTaskStore(t *testing.T) {
 
 func TestTaskStoreFull(t *testing.T) {
 	ctx := context.Background()
-	rdb := newClient(t, startRedis(t))
+	rdb := newTaskClient(t, fmt.Sprintf("127.0.0.1:%d", startRedis(t).Port))
 	// Two stores sharing one prefix: the bound is shared, as replicas share it.
 	a := NewTaskStore(rdb, &TaskStoreOptions{MaxTasks: 2})
 	b := NewTaskStore(rdb, &TaskStoreOptions{MaxTasks: 2})
@@ -51,7 +54,7 @@ func TestTaskStoreFull(t *testing.T) {
 func TestTaskStoreRedisDown(t *testing.T) {
 	// A store whose Redis is unreachable reports errors, and they are not
 	// mistaken for "not found".
-	rdb := newClient(t, startRedis(t))
+	rdb := newTaskClient(t, fmt.Sprintf("127.0.0.1:%d", startRedis(t).Port))
 	st := NewTaskStore(rdb, nil)
 	rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -66,4 +69,18 @@ func TestTaskStoreRedisDown(t *testing.T) {
 	if err == nil || errors.Is(err, mcp.ErrTaskNotFound) {
 		t.Errorf("Update on a closed client = %v, want a connection error", err)
 	}
+}
+
+// newTaskClient returns a client of the Redis at addr, closed when the
+// test ends.
+func newTaskClient(t testing.TB, addr string) *goredis.Client {
+	t.Helper()
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
+	t.Cleanup(func() { rdb.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatalf("ping %s: %v", addr, err)
+	}
+	return rdb
 }
