@@ -117,7 +117,7 @@ func ExampleNewMemoryTaskStore() {
 // Shutdown stops the tasks a server runs: their handlers' contexts are
 // cancelled and the tasks end failed, so that clients polling them (on
 // another replica) learn that the work stopped.
-func ExampleServer_Shutdown() {
+func ExampleServer_Shutdown_tasks() {
 	s := mcp.NewServer(&mcp.ServerOptions{Name: "jobs", Version: "1.0.0"})
 	mcp.AddTool(s, &mcp.Tool{Name: "forever", Description: "Runs until stopped.", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
