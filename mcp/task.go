@@ -346,8 +346,10 @@ func handleTasksGet(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 	ts := &x.s.tasks
 	if now := ts.now(); t.Status == TaskWorking && t.Runner != "" && !t.LeaseUntil.IsZero() && now.After(t.LeaseUntil) {
 		// The runner stopped renewing its claim: its process is gone.
+		lost := false
 		t, err = ts.store.Update(ctx, id, func(t *TaskRecord) (bool, error) {
-			if t.Status != TaskWorking || !now.After(t.LeaseUntil) {
+			lost = t.Status == TaskWorking && now.After(t.LeaseUntil)
+			if !lost {
 				return false, nil
 			}
 			ts.fail(t, &Error{Code: CodeInternalError, Message: "The server running the task stopped before the task finished"}, now)
@@ -355,6 +357,9 @@ func handleTasksGet(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 		})
 		if err != nil {
 			return nil, ts.storeError(err, id)
+		}
+		if lost {
+			ts.changed(id)
 		}
 	}
 	body := appendTask(make([]byte, 0, 256+len(t.Result)+len(t.Error)), t, true)
@@ -405,8 +410,10 @@ func handleTasksCancel(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 	if !t.Status.Terminal() {
 		ts := &x.s.tasks
 		now := ts.now()
+		cancelled := false
 		_, err := ts.store.Update(ctx, id, func(t *TaskRecord) (bool, error) {
-			if t.Status.Terminal() {
+			cancelled = !t.Status.Terminal()
+			if !cancelled {
 				return false, nil // finished meanwhile: it stays as it ended
 			}
 			t.Status, t.StatusMessage = TaskCancelled, "Cancelled by the client"
@@ -417,6 +424,9 @@ func handleTasksCancel(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 		})
 		if err != nil {
 			return nil, ts.storeError(err, id)
+		}
+		if cancelled {
+			ts.changed(id)
 		}
 		// Tell the runner, wherever it is, to stop the handler.
 		if err := ts.store.Publish(ctx, id); err != nil {
@@ -496,4 +506,53 @@ func appendTask(dst []byte, t *TaskRecord, detailed bool) []byte {
 // appendTimestamp appends t in UTC as RFC 3339 with milliseconds.
 func appendTimestamp(dst []byte, t time.Time) []byte {
 	return t.UTC().AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")
+}
+
+// changed tells subscriptions/listen streams (on every replica, with a
+// distributed Bus) that asked for the task's notifications/tasks that the
+// task changed.
+func (ts *taskState) changed(id string) {
+	if ts.s.listen.enabled() {
+		ts.s.bus.Publish(Change{Kind: TaskChanged, TaskID: id})
+	}
+}
+
+// listenTasks checks the taskIds of a subscriptions/listen request: asking
+// needs the tasks extension (-32021), and the ids honoured are those of
+// tasks that exist and that the caller may see. It returns nil when the
+// server has no tasks.
+func (x *exchange) listenTasks(ctx context.Context, ids []string) ([]string, error) {
+	if !x.s.tasks.enabled.Load() {
+		return nil, nil
+	}
+	exts, _ := jsonscan.Lookup(x.meta.caps, "extensions")
+	if _, ok := jsonscan.Lookup(exts, TasksExtension); !ok || !jsonscan.IsObject(exts) {
+		return nil, missingTasksExtension()
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if _, err := x.getTask(ctx, id); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// appendTaskNotification appends the members of a notifications/tasks
+// params object after the subscription tag in params: the task as tasks/get
+// reports it now (several changes in a row may show the same state). It
+// reports false when the task is gone, or when the stream was already sent
+// this very state (sent holds the last state sent per task).
+func (x *exchange) appendTaskNotification(ctx context.Context, params []byte, id string, sent map[string][]byte) ([]byte, bool) {
+	t, err := x.getTask(ctx, id)
+	if err != nil {
+		return params, false
+	}
+	task := appendTask(nil, t, true)
+	if string(sent[id]) == string(task) {
+		return params, false
+	}
+	sent[id] = task
+	params = append(params, ',')
+	return append(params, objectInner(task)...), true
 }

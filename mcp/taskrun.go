@@ -301,17 +301,23 @@ func (r *taskRun) settle(req *ToolRequest, res *CallToolResult, err error) {
 	now := ts.now()
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
+	changed := false
 	_, uerr := ts.store.Update(ctx, r.id, func(t *TaskRecord) (bool, error) {
+		changed = false
 		if t.Status.Terminal() {
 			return false, nil
 		}
 		if err := r.outcome(t, req, res, err, now); err != nil {
 			ts.fail(t, &Error{Code: CodeInternalError, Message: "Internal error", Err: err}, now)
 		}
+		changed = true
 		return true, nil
 	})
 	if uerr != nil && !errors.Is(uerr, ErrTaskNotFound) {
 		ts.s.log.Error("mcp: storing a task's outcome", "task", r.id, "err", uerr)
+	}
+	if uerr == nil && changed {
+		ts.changed(r.id)
 	}
 }
 
@@ -453,8 +459,10 @@ func (r *taskRun) flushMessage() {
 	now := ts.now()
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
+	changed := false
 	_, err := ts.store.Update(ctx, r.id, func(t *TaskRecord) (bool, error) {
-		if t.Status != TaskWorking || t.StatusMessage == msg {
+		changed = t.Status == TaskWorking && t.StatusMessage != msg
+		if !changed {
 			return false, nil
 		}
 		t.StatusMessage, t.UpdatedAt = msg, now
@@ -462,6 +470,9 @@ func (r *taskRun) flushMessage() {
 	})
 	if err != nil && !errors.Is(err, ErrTaskNotFound) {
 		ts.s.log.Warn("mcp: storing a task's progress", "task", r.id, "err", err)
+	}
+	if err == nil && changed {
+		ts.changed(r.id)
 	}
 }
 
@@ -472,14 +483,14 @@ func (ts *taskState) deliver(ctx context.Context, x *exchange, t *TaskRecord, re
 	if err := ts.reserve(); err != nil {
 		return err
 	}
-	resumed := false
+	id := t.ID
+	resumed, changed := false, false
 	now := ts.now()
-	t, err := ts.store.Update(ctx, t.ID, func(t *TaskRecord) (bool, error) {
-		resumed = false
+	t, err := ts.store.Update(ctx, id, func(t *TaskRecord) (bool, error) {
+		resumed, changed = false, false
 		if t.Status != TaskInputRequired {
 			return false, nil
 		}
-		changed := false
 		for k := range t.InputRequests {
 			v, ok := jsonscan.Lookup(resp, k)
 			if !ok || jsonscan.Kind(v) != '{' {
@@ -504,10 +515,13 @@ func (ts *taskState) deliver(ctx context.Context, x *exchange, t *TaskRecord, re
 		ts.keep(t, now)
 		return true, nil
 	})
+	if err == nil && changed {
+		ts.changed(id)
+	}
 	if err != nil || !resumed {
 		ts.release()
 		if err != nil {
-			return ts.storeError(err, t.ID)
+			return ts.storeError(err, id)
 		}
 		return nil
 	}
