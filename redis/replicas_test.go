@@ -288,7 +288,14 @@ type listener struct {
 
 func (c *client) listen(t *testing.T, id, filter string) *listener {
 	t.Helper()
-	resp, err := c.http.Do(c.newRequest(context.Background(), id, "subscriptions/listen", "", `"notifications":`+filter))
+	return c.listenParams(t, id, `"notifications":`+filter)
+}
+
+// listenParams opens a listen stream with the given params members (which
+// may start with their own _meta).
+func (c *client) listenParams(t *testing.T, id, params string) *listener {
+	t.Helper()
+	resp, err := c.http.Do(c.newRequest(context.Background(), id, "subscriptions/listen", "", params))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,6 +513,38 @@ func TestReplicasBehindNginx(t *testing.T) {
 		if task, _ := await(id, "completed", "failed", "cancelled"); text(task) != "Deleted shared.txt." {
 			t.Errorf("task %v with result %q", task["status"], text(task))
 		}
+
+		// A listener on another replica than the runner hears of the
+		// task's changes, through the Redis bus.
+		id, runner = start("slow_compute", `{"seconds":1,"label":"heard"}`)
+		var l *listener
+		for i := 0; i < 6 && l == nil; i++ {
+			cand := c.listenParams(t, fmt.Sprintf(`"task-%d"`, i), taskMeta+`,"notifications":{"taskIds":["`+id+`"]}`)
+			ack := cand.next(t, 5*time.Second)
+			if n, _ := ack["params"].(map[string]any)["notifications"].(map[string]any); len(n["taskIds"].([]any)) != 1 {
+				t.Fatalf("acknowledgement %v; want the task", ack)
+			}
+			if cand.upstream != runner {
+				l = cand
+			} else {
+				cand.body.Close()
+			}
+		}
+		if l == nil {
+			t.Fatalf("every listen stream went to the runner %s", runner)
+		}
+		for {
+			f := l.next(t, 10*time.Second)
+			p, _ := f["params"].(map[string]any)
+			if f["method"] != "notifications/tasks" || p["taskId"] != id {
+				t.Fatalf("frame %v; want notifications/tasks", f)
+			}
+			if p["status"] == "completed" {
+				t.Logf("listener on %s heard task %s (run on %s) complete", l.upstream, id, runner)
+				break
+			}
+		}
+		l.body.Close()
 
 		id, runner = start("slow_compute", `{"seconds":600}`)
 		r, err = c.call(ctx, "tasks/cancel", id, taskMeta+`,"taskId":"`+id+`"`)
