@@ -172,7 +172,7 @@ func (r *taskReplica) call(t *testing.T, method string, params map[string]any) (
 	defer resp.Body.Close()
 	var out struct {
 		Result map[string]any `json:"result"`
-		Error  *taskRPCError      `json:"error"`
+		Error  *taskRPCError  `json:"error"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatalf("%s: decoding the response: %v", method, err)
