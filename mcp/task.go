@@ -268,8 +268,8 @@ func (ts *taskState) shutdown(ctx context.Context) error {
 	return nil
 }
 
-// owner returns the principal id a task created by the request is bound
-// to.
+// principalID returns the id a task created by a request of principal p
+// is bound to: "" without a principal.
 func principalID(p *Principal) string {
 	if p == nil {
 		return ""
@@ -460,10 +460,9 @@ func jsonrpcErrorObject(e *Error) json.RawMessage {
 	return append(b, '}')
 }
 
-// appendTask appends the members of the Task object (without braces'
-// neighbours: a complete JSON object) for CreateTaskResult (detailed
-// false) or tasks/get (detailed true, with inputRequests, result or error
-// by status).
+// appendTask appends the task t as a JSON object: the members of a
+// CreateTaskResult (detailed false), or of a tasks/get result (detailed
+// true: with inputRequests, result or error according to the status).
 func appendTask(dst []byte, t *TaskRecord, detailed bool) []byte {
 	dst = append(dst, `{"taskId":`...)
 	dst = jsonrpc.AppendString(dst, t.ID)
