@@ -120,6 +120,9 @@ func init() {
 		"prompts/get":              handlePromptsGet,
 		"completion/complete":      handleComplete,
 		"subscriptions/listen":     handleListen,
+		"tasks/get":                handleTasksGet,
+		"tasks/update":             handleTasksUpdate,
+		"tasks/cancel":             handleTasksCancel,
 	}
 }
 
@@ -139,6 +142,9 @@ type exchange struct {
 	info     RequestInfo
 	infoDone bool
 	notifier Notifier
+	// task is the task run of a tools/call that may become a task, and of
+	// a task's later runs; nil otherwise.
+	task *taskRun
 
 	mu           sync.Mutex
 	done         bool
