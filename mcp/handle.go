@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -20,6 +19,11 @@ type Incoming struct {
 	// on transports without headers (stdio). Header checks run only when it
 	// is non-nil.
 	Header http.Header
+
+	// session is the legacy-era session (HTTP session or stdio connection
+	// after initialize) the request belongs to. The built-in transports set
+	// it for legacy traffic; it is nil for modern requests. See legacy.go.
+	session *session
 }
 
 // Notifier receives the notifications that relate to one request (progress,
@@ -39,8 +43,13 @@ type Notifier interface {
 // protocol; ctx is cancelled when the client goes away. n may be nil.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
 	msg := in.Message
+	if in.session != nil {
+		// Legacy era (2025-11-25 and earlier): served by legacy.go.
+		return s.handleLegacy(ctx, dst, in, n)
+	}
 	if msg.Method == "initialize" {
-		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; this server speaks the stateless MCP protocol without an initialize handshake, versions " + strings.Join(s.versions, ", ")}
+		// A modern request (or a transport without legacy sessions).
+		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
 		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
 	version, rm, perr := s.validate(msg, in.Header)
@@ -104,6 +113,8 @@ type exchange struct {
 	info     RequestInfo
 	infoDone bool
 	notifier Notifier
+	era      Era      // EraLegacy for requests of a legacy session
+	sess     *session // the legacy session, nil for modern requests
 
 	mu           sync.Mutex
 	done         bool

@@ -26,6 +26,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
+		// GET and DELETE of a legacy session (legacy_http.go).
+		if s.serveLegacyStream(w, r) {
+			return
+		}
 		w.Header().Set("Allow", "POST")
 		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
 		return
@@ -49,6 +53,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	msg, derr := jsonrpc.Decode(body)
 	if derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
+		return
+	}
+	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
+	// session (Mcp-Session-Id) and initialize (legacy_http.go).
+	if s.serveLegacyPost(w, r, &msg, body) {
 		return
 	}
 	if msg.IsNotification() {

@@ -24,6 +24,10 @@ type RequestInfo struct {
 	// Header holds the HTTP request headers on Streamable HTTP; nil on
 	// stdio.
 	Header http.Header
+	// Era is the generation of the protocol the request speaks: EraModern
+	// (per-request _meta) or EraLegacy (a session opened with initialize,
+	// whose version, client and capabilities fill the fields above).
+	Era Era
 }
 
 // reqMeta holds the spans of the reserved _meta members of one request. The

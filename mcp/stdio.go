@@ -55,6 +55,10 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			break
 		}
 	}
+	// The client can no longer answer requests of a legacy session.
+	if c.sess != nil {
+		s.legacy.sessions.removeLocal(c.sess)
+	}
 	// Let in-flight requests finish for a while, then cancel them.
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
@@ -113,6 +117,10 @@ type stdioConn struct {
 	mu       sync.Mutex // guards w and inflight
 	w        *bufio.Writer
 	inflight map[string]*stdioCall
+
+	// sess is the legacy session once the client sent initialize (see
+	// legacy.go); only the reading goroutine sets it.
+	sess *session
 }
 
 // stdioCall is one request in flight on a stdio connection.
@@ -155,12 +163,24 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) {
 	}
 	switch {
 	case msg.IsResponse():
-		return // no server-to-client requests are outstanding in this era
+		// A legacy client answering a request of the server (legacy.go);
+		// the modern era sends none.
+		if c.sess != nil {
+			c.sess.deliver(&msg)
+		}
+		return
 	case msg.IsNotification():
 		if msg.Method == "notifications/cancelled" {
 			c.cancel(msg.Params)
+		} else if c.sess != nil {
+			c.sess.handleNotification(&msg)
 		}
 		return
+	}
+	// initialize without modern _meta switches the connection to the
+	// legacy era for good (legacy.go).
+	if c.sess == nil && msg.Method == "initialize" && c.s.legacy != nil && !hasModernMeta(msg.Params) {
+		c.sess = c.s.newStdioSession(c.writeMsg)
 	}
 	key := string(msg.ID.Raw())
 	cctx, cancel := context.WithCancel(ctx)
@@ -175,6 +195,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) {
 	c.inflight[key] = call
 	c.mu.Unlock()
 
+	sess := c.sess
 	c.sem <- struct{}{}
 	c.wg.Add(1)
 	go func() {
@@ -183,7 +204,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) {
 			c.wg.Done()
 		}()
 		buf := c.s.getBuf()
-		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg}, stdioNotifier{c: c, call: call})
+		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, session: sess}, stdioNotifier{c: c, call: call})
 		call.mu.Lock()
 		call.done = true
 		if !call.cancelled {

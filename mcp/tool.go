@@ -168,6 +168,7 @@ func (s *Server) RemoveTools(names ...string) {
 	}
 	if n > 0 {
 		s.changed()
+		s.notifyListChanged("tools") // legacy sessions (legacy.go)
 	}
 }
 
@@ -207,6 +208,7 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	s.mu.Lock()
 	s.reg.tools[t.Name] = e
 	s.changed()
+	s.notifyListChanged("tools") // legacy sessions (legacy.go)
 	s.mu.Unlock()
 }
 
@@ -295,7 +297,7 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
 	}
-	if x.info.Header != nil && len(t.headers) > 0 {
+	if x.era == EraModern && x.info.Header != nil && len(t.headers) > 0 {
 		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
 			return nil, e
 		}
