@@ -99,11 +99,11 @@ type ServerOptions struct {
 type Server struct {
 	opts       ServerOptions
 	log        *slog.Logger
-	versions   []string // every served version, newest first: modern, then legacy
-	modern     []string // the served modern versions (per-request _meta)
+	versions   []string   // every served version, newest first: modern, then legacy
+	modern     []string   // the served modern versions (per-request _meta)
 	legacy     *legacyEra // nil when ModernOnly; see legacy.go
-	serverInfo []byte // `"io.modelcontextprotocol/serverInfo":{...}`
-	cacheHint  []byte // `"ttlMs":N,"cacheScope":"..."`
+	serverInfo []byte     // `"io.modelcontextprotocol/serverInfo":{...}`
+	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
 	maxBody    int64
 

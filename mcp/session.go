@@ -140,16 +140,16 @@ type session struct {
 	// the standalone GET stream carries them.
 	out func(msg []byte)
 
-	mu         sync.Mutex
-	closed     bool
-	pending    map[int64]chan clientReply
-	inflight   map[string]context.CancelFunc // HTTP requests, for notifications/cancelled
-	streams    map[int64]*sseStream          // HTTP streams by number
-	nextStream int64
-	standalone *sseStream // the GET stream, number 0
-	undelivered []int64   // complete streams kept for a resumption, oldest first
-	active     int        // open connections and requests in flight
-	lastSeen   time.Time
+	mu          sync.Mutex
+	closed      bool
+	pending     map[int64]chan clientReply
+	inflight    map[string]context.CancelFunc // HTTP requests, for notifications/cancelled
+	streams     map[int64]*sseStream          // HTTP streams by number
+	nextStream  int64
+	standalone  *sseStream // the GET stream, number 0
+	undelivered []int64    // complete streams kept for a resumption, oldest first
+	active      int        // open connections and requests in flight
+	lastSeen    time.Time
 }
 
 func newSession(s *Server, id string) *session {
