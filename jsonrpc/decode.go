@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
@@ -38,7 +39,10 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 // modified while the Message is in use.
 func Decode(data []byte) (Message, *Error) {
 	var msg Message
-	if !json.Valid(data) {
+	if !jsonscan.Valid(data) {
+		if jsonscan.TooDeep(data) {
+			return msg, &Error{Code: CodeParseError, Message: "Parse error: the message nests deeper than " + strconv.Itoa(jsonscan.MaxDepth) + " levels"}
+		}
 		return msg, &Error{Code: CodeParseError, Message: "Parse error: the message is not valid JSON"}
 	}
 	switch jsonscan.Kind(data) {

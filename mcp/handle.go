@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"runtime/debug"
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -69,7 +70,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
 	x.info.Header = in.Header
 	mark := len(dst)
-	out, err := h(ctx, x, dst)
+	out, err := x.run(ctx, h, dst)
 	x.finish()
 	if err != nil {
 		e, ok := asError(err)
@@ -80,6 +81,18 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
 	}
 	return out, http.StatusOK
+}
+
+// run calls the method handler, turning a panic into an internal error so
+// that one bad handler cannot take the server (or a stdio connection) down.
+func (x *exchange) run(ctx context.Context, h methodHandler, dst []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			x.s.log.Error("mcp: handler panicked", "method", x.method, "panic", p, "stack", string(debug.Stack()))
+			out, err = nil, &Error{Code: CodeInternalError, Message: "Internal error"}
+		}
+	}()
+	return h(ctx, x, dst)
 }
 
 // methodHandler serves one method: it appends the complete JSON-RPC

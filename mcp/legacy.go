@@ -351,7 +351,7 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 
 // legacyInvoke runs a method handler for a legacy exchange.
 func (s *Server) legacyInvoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
-	return h(ctx, x, dst)
+	return x.run(ctx, h, dst)
 }
 
 // handleNotification handles a notification from a legacy client.

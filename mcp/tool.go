@@ -21,9 +21,10 @@ type Tool struct {
 	Title string `json:"title,omitempty"`
 	// Description tells a model what the tool does. Required.
 	Description string `json:"description,omitempty"`
-	// InputSchema is the JSON Schema of the arguments, as any value that
-	// encodes to a JSON object with "type": "object" (json.RawMessage keeps
-	// it verbatim). AddTool infers it from the In type when nil.
+	// InputSchema is the JSON Schema of the arguments: JSON text (a
+	// json.RawMessage, []byte or string, kept verbatim) or any value that
+	// encodes to a JSON object with "type": "object". AddTool infers it from
+	// the In type when nil.
 	InputSchema any `json:"inputSchema"`
 	// OutputSchema is the JSON Schema of structuredContent. AddTool infers
 	// it from a struct Out type when nil.
@@ -179,6 +180,8 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	if t.Description == "" {
 		panic(fmt.Sprintf("AddTool %q: missing description", t.Name))
 	}
+	t.InputSchema = rawSchema(t.InputSchema)
+	t.OutputSchema = rawSchema(t.OutputSchema)
 	in, err := json.Marshal(t.InputSchema)
 	if err != nil {
 		panic(fmt.Sprintf("AddTool %q: encoding the input schema: %v", t.Name, err))
@@ -210,6 +213,18 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	s.changed()
 	s.notifyListChanged("tools") // legacy sessions (legacy.go)
 	s.mu.Unlock()
+}
+
+// rawSchema lets a schema be given as JSON text in a []byte or string, not
+// only as a value that encodes to one.
+func rawSchema(v any) any {
+	switch v := v.(type) {
+	case []byte:
+		return json.RawMessage(v)
+	case string:
+		return json.RawMessage(v)
+	}
+	return v
 }
 
 // checkToolName enforces MCP's tool name rules.

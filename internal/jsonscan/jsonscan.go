@@ -23,7 +23,7 @@ func SkipSpace(b []byte, i int) int {
 }
 
 // SkipValue returns the index just past the JSON value starting at i (after
-// leading space). b must be valid JSON.
+// leading space). b must be valid JSON (see Valid).
 func SkipValue(b []byte, i int) int {
 	i = SkipSpace(b, i)
 	if i >= len(b) {
@@ -62,9 +62,39 @@ func SkipValue(b []byte, i int) int {
 	}
 }
 
+// scanString is skipString that also reports whether the string has escapes.
+func scanString(b []byte, i int) (int, bool) {
+	i++ // opening quote
+	esc := false
+	for i < len(b) {
+		for i < len(b) && strSafe[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, esc
+		}
+		switch b[i] {
+		case '\\':
+			i += 2
+			esc = true
+		case '"':
+			return i + 1, esc
+		default:
+			i++
+		}
+	}
+	return i, esc
+}
+
 func skipString(b []byte, i int) int {
 	i++ // opening quote
 	for i < len(b) {
+		for i < len(b) && strSafe[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i
+		}
 		switch b[i] {
 		case '\\':
 			i += 2
@@ -137,9 +167,9 @@ func (it *Iter) Next(m *Member) bool {
 		}
 		break
 	}
-	end := skipString(b, i)
+	end, esc := scanString(b, i)
 	m.Key = b[i+1 : end-1]
-	m.Escaped = bytes.IndexByte(m.Key, '\\') >= 0
+	m.Escaped = esc
 	i = SkipSpace(b, end)
 	i++ // colon
 	i = SkipSpace(b, i)

@@ -1,0 +1,211 @@
+package jsonscan
+
+// MaxDepth is the deepest nesting of arrays and objects that Valid accepts.
+// Deeper input is rejected, so that hostile messages cannot exhaust the
+// stack of anything that later decodes them.
+const MaxDepth = 128
+
+// strSafe marks the bytes that need no attention inside a JSON string.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Valid reports whether b is exactly one valid JSON value (with optional
+// surrounding space) nested at most MaxDepth deep. It does not allocate.
+func Valid(b []byte) bool {
+	i, ok := validValue(b, SkipSpace(b, 0), 0)
+	return ok && SkipSpace(b, i) == len(b)
+}
+
+// TooDeep reports whether b nests arrays and objects deeper than MaxDepth;
+// it tells a nesting violation from a syntax error after Valid failed.
+func TooDeep(b []byte) bool {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i) - 1
+		case '{', '[':
+			depth++
+			if depth > MaxDepth {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+func validValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i)
+	case c == '{':
+		if depth >= MaxDepth {
+			return i, false
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = validString(b, i); !ok {
+				return i, false
+			}
+			i = SkipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+			if i, ok = validValue(b, SkipSpace(b, i+1), depth+1); !ok {
+				return i, false
+			}
+			i = SkipSpace(b, i)
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == '}' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = SkipSpace(b, i+1)
+		}
+	case c == '[':
+		if depth >= MaxDepth {
+			return i, false
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = validValue(b, i, depth+1); !ok {
+				return i, false
+			}
+			i = SkipSpace(b, i)
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = SkipSpace(b, i+1)
+		}
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return validNumber(b, i)
+	}
+	return i, false
+}
+
+func literal(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), true
+	}
+	return i, false
+}
+
+func validString(b []byte, i int) (int, bool) {
+	i++
+	for {
+		for i < len(b) && strSafe[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i+1 >= len(b) {
+				return i, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, false
+					}
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		default: // a control character
+			return i, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func validNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return i, false
+	}
+	if b[i] == '0' {
+		i++
+	} else if b[i] >= '1' && b[i] <= '9' {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	} else {
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i == start {
+			return i, false
+		}
+	}
+	return i, true
+}

@@ -1,0 +1,160 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func fuzzServer() *Server {
+	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1"})
+	type in struct {
+		Text string `json:"text"`
+	}
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in in) (string, error) {
+		req.Progress(1, 0, "x")
+		req.Log(LevelInfo, "", in.Text)
+		return in.Text, nil
+	})
+	s.AddRawTool(&Tool{Name: "hdr", Description: "Header params.", InputSchema: `{"type":"object","properties":{"r":{"type":"string","x-mcp-header":"R"},"n":{"type":"integer","x-mcp-header":"N"}}}`},
+		func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) { return nil, nil })
+	return s
+}
+
+// FuzzServeHTTP sends arbitrary bodies and header values through the whole
+// HTTP path: it must never panic, and every response must be one JSON-RPC
+// message (or an SSE stream of them) with a status from the error table.
+func FuzzServeHTTP(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":1,"io.modelcontextprotocol/logLevel":"debug","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`), "tools/call", "echo", "x")
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hdr","arguments":{"r":"a","n":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`), "tools/call", "hdr", "=?base64?YQ==?=")
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"q","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"x","io.modelcontextprotocol/clientCapabilities":{}}}}`), "server/discover", "", "")
+	s := fuzzServer()
+	f.Fuzz(func(t *testing.T, body []byte, method, name, param string) {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		if headerSafe(method) && headerSafe(name) && headerSafe(param) {
+			r.Header.Set("Mcp-Method", method)
+			r.Header.Set("Mcp-Name", name)
+			r.Header.Set("Mcp-Param-R", param)
+			r.Header.Set("Mcp-Param-N", param)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		switch w.Code {
+		case 200, 202, 400, 404, 413, 500:
+		default:
+			t.Fatalf("unexpected status %d", w.Code)
+		}
+		if w.Code == 202 {
+			if w.Body.Len() != 0 {
+				t.Fatal("202 with a body")
+			}
+			return
+		}
+		out := w.Body.Bytes()
+		if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+			sc := bufio.NewScanner(bytes.NewReader(out))
+			for sc.Scan() {
+				if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && !json.Valid([]byte(d)) {
+					t.Fatalf("SSE data is not JSON: %s", d)
+				}
+			}
+			return
+		}
+		if !json.Valid(out) || bytes.Contains(out, []byte("\n")) {
+			t.Fatalf("response is not single-line JSON: %q", out)
+		}
+	})
+}
+
+// FuzzStdioFraming feeds arbitrary bytes to ServeStdio: it must end, never
+// panic, and write only whole lines of valid JSON.
+func FuzzStdioFraming(f *testing.F) {
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{}}\n\n{bad\r\n"))
+	f.Add([]byte("\n\n\n"))
+	s := NewServer(&ServerOptions{MaxBodyBytes: 256})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var out bytes.Buffer
+		if err := s.ServeStdio(context.Background(), bytes.NewReader(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Len() == 0 {
+			return
+		}
+		if !bytes.HasSuffix(out.Bytes(), []byte("\n")) {
+			t.Fatalf("output does not end with a newline: %q", out.Bytes())
+		}
+		for _, line := range bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n")) {
+			if !json.Valid(line) {
+				t.Fatalf("output line is not JSON: %q", line)
+			}
+		}
+	})
+}
+
+// FuzzHeaderValue checks the Base64 sentinel decoder: values without the
+// exact sentinel come back unchanged, and decoded values round-trip.
+func FuzzHeaderValue(f *testing.F) {
+	for _, s := range []string{"us-west1", "=?base64?SGVsbG8=?=", "=?base64?SGVsbG8?=", "=?base64?SGVsbG8=", "=?base64??=", "=?BASE64?SGk=?="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got, err := decodeHeaderValue(v)
+		inner, isSentinel := strings.CutPrefix(v, "=?base64?")
+		if isSentinel {
+			inner, isSentinel = strings.CutSuffix(inner, "?=")
+		}
+		if !isSentinel {
+			if err != nil || got != v {
+				t.Fatalf("plain value %q changed to %q, %v", v, got, err)
+			}
+			return
+		}
+		if err != nil {
+			return
+		}
+		if enc := b64std(got); enc != inner {
+			t.Fatalf("decoded %q re-encodes to %q, not %q", got, enc, inner)
+		}
+	})
+}
+
+// FuzzScanMeta checks that _meta scanning never panics and agrees with
+// encoding/json about the reserved members it finds.
+func FuzzScanMeta(f *testing.F) {
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}`))
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}`))
+	f.Fuzz(func(t *testing.T, params []byte) {
+		if !json.Valid(params) {
+			return
+		}
+		var ref struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		refErr := json.Unmarshal(params, &ref)
+		rm, err := scanMeta(params)
+		if err != nil || refErr != nil || !rm.present {
+			return
+		}
+		var want string
+		if v, ok := ref.Meta[metaProtocolVersion]; ok && json.Unmarshal(v, &want) == nil {
+			var got string
+			if json.Unmarshal(rm.version, &got) != nil || got != want {
+				t.Fatalf("protocolVersion: scanMeta found %q, encoding/json %q", rm.version, want)
+			}
+		}
+		var info RequestInfo
+		_ = rm.decodeInfo(&info, "v") // must not panic; errors are fine
+	})
+}
+
+func b64std(s string) string {
+	return base64.StdEncoding.EncodeToString([]byte(s))
+}

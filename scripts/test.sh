@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# scripts/test.sh: THE one command that runs every test of mcpkit.
+#
+#   1. Go: `go vet` and `go test -race` in the root module and in every nested module
+#      (each directory below the root with its own go.mod; bench/ runs with -short only).
+#   2. Conformance: builds cmd/mcpkit, starts `mcpkit serve` on a free loopback port and runs the
+#      pinned official MCP conformance suite against it, with the committed baseline
+#      conformance/expected-failures-2026-07-28.yml (see conformance/README.md).
+#   3. Prints a closing line `conformance: N passed, M failed` (SUCCESS / FAILURE checks).
+#
+# Environment:
+#   MCPKIT_SKIP_GO=1            skip step 1
+#   MCPKIT_SKIP_CONFORMANCE=1   skip step 2
+#   MCPKIT_CACHE=DIR            where Node 22 and the suite are installed on first use
+#                               (default ${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit)
+#   MCPKIT_CONFORMANCE_OUT=DIR  keep the suite's checks.json files in DIR (default: a temp dir)
+#
+# Every step runs even if an earlier one failed; the script exits 1 if any step failed.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+BASELINE=$ROOT/conformance/expected-failures-$REQUIREMENTS.yml
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-test.XXXXXX")
+cleanup() {
+  stop_server
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+FAILED=()   # names of the steps that failed
+SECONDS=0   # bash counts the elapsed time in it
+
+# ---------------------------------------------------------------------------------------------
+# 1. Go: vet and race-enabled tests, module by module.
+
+# go_module DIR [GO TEST FLAGS...]: vet and test one module, from its own directory.
+go_module() {
+  local dir=$1; shift
+  log "go vet + go test -race ${*:+$* }in ${dir}/"
+  (cd "$ROOT/$dir" && go vet ./... && go test -race -count=1 "$@" ./...)
+}
+
+# Nested modules: every go.mod below the root, except in testdata/, vendor/ and node_modules/.
+nested_modules() {
+  find . -mindepth 2 -name go.mod \
+    -not -path './.git/*' -not -path '*/testdata/*' -not -path '*/vendor/*' -not -path '*/node_modules/*' \
+    -printf '%h\n' | sed 's#^\./##' | sort
+}
+
+# needs_services DIR: install what a module's tests need that Go cannot bring.
+needs_services() {
+  local dir=$1
+  case $dir in
+    redis | redis/*) ensure_redis ;;
+  esac
+  # The multi-replica test puts nginx in front of several servers; install it for any module
+  # whose tests mention nginx.
+  if grep -rqlw --include='*_test.go' nginx "$ROOT/$dir" 2>/dev/null; then
+    ensure_nginx
+  fi
+}
+
+if [[ ${MCPKIT_SKIP_GO:-} == 1 ]]; then
+  log "MCPKIT_SKIP_GO=1: skipping go vet / go test"
+else
+  go version
+  needs_services .
+  go_module . || FAILED+=("go: root module")
+  while IFS= read -r dir; do
+    needs_services "$dir"
+    case $dir in
+      bench | bench/*) go_module "$dir" -short || FAILED+=("go: $dir") ;;   # smoke run only
+      *) go_module "$dir" || FAILED+=("go: $dir") ;;
+    esac
+  done < <(nested_modules)
+  log "go steps done after ${SECONDS}s"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. Conformance: the official suite against `mcpkit serve`, compared with the baseline.
+
+SUMMARY="conformance: skipped"
+if [[ ${MCPKIT_SKIP_CONFORMANCE:-} == 1 ]]; then
+  log "MCPKIT_SKIP_CONFORMANCE=1: skipping the conformance suite"
+else
+  OUT=${MCPKIT_CONFORMANCE_OUT:-$TMP/conformance-results}
+  rm -rf "$OUT" && mkdir -p "$OUT"
+  ensure_conformance
+  start_server "$TMP"
+  log "running $CONFORMANCE_PKG --requirements $REQUIREMENTS"
+  rc=0
+  conformance server --url "$SERVER_URL" --requirements "$REQUIREMENTS" \
+    --expected-failures "$BASELINE" -o "$OUT" 2>&1 | tee "$TMP/suite.log" || rc=$?
+  stop_server
+  if [[ $rc != 0 ]]; then
+    FAILED+=("conformance (suite exit $rc: a failure not in the baseline, or a stale baseline entry)")
+    log "server log (tail):"
+    tail -n 20 "$TMP/server.log" >&2 || true
+  fi
+  SUMMARY="conformance: $(count_checks "$OUT" "$TMP/suite.log")"
+  log "conformance done after ${SECONDS}s"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 3. Verdict and closing line.
+
+echo
+if ((${#FAILED[@]})); then
+  echo "FAILED steps:"
+  printf '  - %s\n' "${FAILED[@]}"
+else
+  echo "all steps passed (${SECONDS}s)"
+fi
+echo "$SUMMARY"
+((${#FAILED[@]} == 0))
