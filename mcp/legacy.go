@@ -263,7 +263,7 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 	var p initializeParams
 	if len(msg.Params) > 0 {
 		if err := json.Unmarshal(msg.Params, &p); err != nil {
-			return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: "+err.Error()))
+			return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: initialize takes {protocolVersion: string, capabilities: object, clientInfo: {name, version}}"))
 		}
 	}
 	if p.ProtocolVersion == nil {

@@ -369,9 +369,10 @@ func (st *sseStream) beginSSE(c *sseConn) {
 }
 
 // attach makes c the stream's connection, replacing (and closing) an
-// earlier one, and replays the retained events after seq after (-1: none,
-// for a fresh POST). A complete stream ends the connection after the
-// replay.
+// earlier one. after is -1 for a fresh POST, math.MaxInt64 for a fresh GET
+// of the standalone stream, and otherwise the seq of the Last-Event-ID of a
+// resumption, after which the retained events are replayed. A complete
+// stream ends the connection after the replay.
 func (st *sseStream) attach(c *sseConn, after int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -380,10 +381,14 @@ func (st *sseStream) attach(c *sseConn, after int64) {
 	}
 	st.conn = c
 	st.sess.begun()
-	if after < 0 && !st.standalone {
-		return // a POST: JSON until something makes it a stream
+	switch {
+	case after < 0:
+		return // a fresh POST: JSON until something makes it a stream
+	case after == math.MaxInt64:
+		st.beginSSE(c) // a fresh GET stream: primed
+		return
 	}
-	st.beginSSE(c)
+	c.startSSE() // a resumption: the client has an id already
 	for _, ev := range st.events {
 		if ev.seq > after && !c.writeEvent(st.num, ev.seq, ev.data) {
 			break

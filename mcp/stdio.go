@@ -178,9 +178,16 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) {
 		return
 	}
 	// initialize without modern _meta switches the connection to the
-	// legacy era for good (legacy.go).
-	if c.sess == nil && msg.Method == "initialize" && c.s.legacy != nil && !hasModernMeta(msg.Params) {
-		c.sess = c.s.newStdioSession(c.writeMsg)
+	// legacy era for good (legacy.go). It is answered before the next line
+	// is read, so that a client that does not wait for the answer still
+	// finds the session initialized.
+	if msg.Method == "initialize" && c.s.legacy != nil && (c.sess != nil || !hasModernMeta(msg.Params)) {
+		if c.sess == nil {
+			c.sess = c.s.newStdioSession(c.writeMsg)
+		}
+		resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: &msg, session: c.sess}, nil)
+		c.writeMsg(resp)
+		return
 	}
 	key := string(msg.ID.Raw())
 	cctx, cancel := context.WithCancel(ctx)

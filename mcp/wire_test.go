@@ -129,6 +129,12 @@ var shownHeaders = []string{"Allow", "Content-Type", "X-Accel-Buffering", "Mcp-S
 
 func doWire(t *testing.T, h http.Handler, reqText []byte) []byte {
 	t.Helper()
+	return doWireWait(t, h, reqText, 0)
+}
+
+// doWireWait is doWire with the request cancelled after wait (if not 0).
+func doWireWait(t *testing.T, h http.Handler, reqText []byte, wait time.Duration) []byte {
+	t.Helper()
 	br := bufio.NewReader(bytes.NewReader(reqText))
 	first, _ := br.ReadString('\n')
 	method, target, _ := strings.Cut(strings.TrimSpace(first), " ")
@@ -158,7 +164,13 @@ func doWire(t *testing.T, h http.Handler, reqText []byte) []byte {
 		r.Header[k] = vs
 	}
 	// Pretend the request arrived on a loopback listener, as a local server's would.
-	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	ctx := context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080})
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	r = r.WithContext(ctx)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	var out bytes.Buffer
