@@ -305,7 +305,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(path, s)
-	return &http.Server{
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -314,4 +314,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
+	// Legacy sessions' GET streams never end by themselves (legacy_http.go).
+	hs.RegisterOnShutdown(s.closeLegacyStreams)
+	return hs
 }

@@ -210,6 +210,33 @@ func (s *Server) serveLegacyStream(w http.ResponseWriter, r *http.Request) bool 
 	return true
 }
 
+// closeLegacyStreams ends the connections of the standalone GET streams of
+// all sessions, so that a graceful shutdown of the HTTP server need not wait
+// for them; clients reconnect (to another process) and resume. Requests in
+// flight are left to finish.
+func (s *Server) closeLegacyStreams() {
+	if s.legacy == nil {
+		return
+	}
+	m := s.legacy.sessions
+	m.mu.Lock()
+	all := make([]*session, 0, len(m.live))
+	for _, ss := range m.live {
+		all = append(all, ss)
+	}
+	m.mu.Unlock()
+	for _, ss := range all {
+		st := ss.standalone
+		st.mu.Lock()
+		c := st.conn
+		st.conn = nil
+		st.mu.Unlock()
+		if c != nil {
+			c.close()
+		}
+	}
+}
+
 // parseEventID parses an event id "<stream>_<seq>".
 func parseEventID(id string) (num, seq int64, ok bool) {
 	a, b, found := strings.Cut(id, "_")
@@ -453,24 +480,39 @@ func (st *sseStream) retain(data []byte) int64 {
 	return st.seq
 }
 
-// Notify sends msg (a notification, or a request to the client) on the
-// stream. The first one turns a POST's response into an SSE stream; when
-// the client accepts only JSON, it is dropped.
+// Notify sends msg (a notification) on the stream. The first message
+// turns a POST's response into an SSE stream; when the client accepts only
+// JSON, it is dropped.
 func (st *sseStream) Notify(msg []byte) {
 	st.mu.Lock()
+	st.send(msg)
+	st.mu.Unlock()
+}
+
+// sendRequest sends a server-to-client request on the stream, as Notify
+// does, and reports whether it went out or was kept for the client's
+// resumption; it reports false when the stream cannot carry it (the client
+// accepts only JSON, or lost the connection before it could resume).
+func (st *sseStream) sendRequest(msg []byte) bool {
+	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.send(msg)
+}
+
+// send is Notify and sendRequest. Callers hold st.mu.
+func (st *sseStream) send(msg []byte) bool {
 	if st.done {
-		return
+		return false
 	}
 	c := st.conn
 	if c != nil && !c.sse {
 		if !c.allowSSE {
-			return
+			return false
 		}
 		st.beginSSE(c)
 	}
 	if c == nil && !st.resumable && !st.standalone {
-		return // nobody can ever read it
+		return false // nobody can ever read it
 	}
 	seq := st.retain(msg)
 	if c != nil {
@@ -481,6 +523,7 @@ func (st *sseStream) Notify(msg []byte) {
 			c.close()
 		}
 	}
+	return true
 }
 
 // finish sends the response of the stream's request: as the JSON body when
