@@ -168,13 +168,17 @@ func TestLegacyServerRequestHTTP(t *testing.T) {
 		isError bool
 	}{
 		{
-			name:   "result",
-			answer: func(id json.RawMessage) string { return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"roots":[{"uri":"file:///r"}]}}` },
-			want:   `{"roots":[{"uri":"file:///r"}]}`,
+			name: "result",
+			answer: func(id json.RawMessage) string {
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"roots":[{"uri":"file:///r"}]}}`
+			},
+			want: `{"roots":[{"uri":"file:///r"}]}`,
 		},
 		{
-			name:    "error",
-			answer:  func(id json.RawMessage) string { return `{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-1,"message":"user said no"}}` },
+			name: "error",
+			answer: func(id json.RawMessage) string {
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-1,"message":"user said no"}}`
+			},
 			want:    "the client answered roots/list with error -1: user said no",
 			isError: true,
 		},
