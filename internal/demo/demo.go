@@ -39,6 +39,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	}
 	s := mcp.NewServer(&o)
 	AddTools(s)
+	AddLegacyFixtures(s)
 	return s
 }
 
