@@ -43,19 +43,30 @@ var (
 // reports false for modern traffic, which ServeHTTP then serves. raw is the
 // body msg was decoded from.
 func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, raw []byte) bool {
-	if s.legacy == nil || hasModernMeta(msg.Params) {
+	if s.legacy == nil {
 		return false
 	}
+	// The checks are ordered so that modern traffic (no session id, not
+	// initialize) pays two map lookups and no scan of the body.
 	sid := r.Header[hdrSessionID]
 	if len(sid) == 0 {
 		switch {
-		case msg.IsRequest() && msg.Method == "initialize":
+		case !msg.IsRequest():
+			return false
+		case msg.Method == "initialize":
+			if hasModernMeta(msg.Params) {
+				return false
+			}
 			s.legacyInitialize(w, r, msg)
 			return true
-		case msg.IsRequest() && s.isLegacyVersion(r.Header.Get(hdrProtocolVersion)):
+		}
+		if v := r.Header[hdrProtocolVersion]; len(v) == 1 && s.isLegacyVersion(v[0]) && !hasModernMeta(msg.Params) {
 			writeHTTPError(w, msg.ID, errNeedSession)
 			return true
 		}
+		return false
+	}
+	if hasModernMeta(msg.Params) {
 		return false
 	}
 	ss, err := s.legacy.sessions.lookup(r.Context(), sid[0])
@@ -139,10 +150,11 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []by
 		defer func() {
 			stop()
 			cancel()
-			ss.untrackRequest(msg.ID)
 		}()
 		buf := s.getBuf()
 		resp, status := s.Handle(ctx, *buf, &Incoming{Message: &msg, Header: header, session: ss}, st)
+		// The id may be used again once the client has the response.
+		ss.untrackRequest(msg.ID)
 		st.finish(resp, status)
 		*buf = resp[:0]
 		s.putBuf(buf)
