@@ -39,18 +39,18 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 // modified while the Message is in use.
 func Decode(data []byte) (Message, *Error) {
 	var msg Message
-	if !jsonscan.Valid(data) {
-		if jsonscan.TooDeep(data) {
-			return msg, &Error{Code: CodeParseError, Message: "Parse error: the message nests deeper than " + strconv.Itoa(jsonscan.MaxDepth) + " levels"}
-		}
-		return msg, &Error{Code: CodeParseError, Message: "Parse error: the message is not valid JSON"}
-	}
 	switch jsonscan.Kind(data) {
 	case '{':
 	case '[':
-		return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: batches are not supported"}
+		if jsonscan.Valid(data) {
+			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: batches are not supported"}
+		}
+		return msg, parseError(data)
 	default:
-		return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"}
+		if jsonscan.Valid(data) {
+			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"}
+		}
+		return msg, parseError(data)
 	}
 	var (
 		version, idRaw, method []byte
@@ -58,7 +58,8 @@ func Decode(data []byte) (Message, *Error) {
 		hasResult, hasError    bool
 		errRaw                 []byte
 	)
-	it, _ := jsonscan.Object(data)
+	// One pass both validates the text and reads the envelope.
+	it := jsonscan.CheckObject(data)
 	var m jsonscan.Member
 	for it.Next(&m) {
 		key := string(m.Key)
@@ -81,6 +82,9 @@ func Decode(data []byte) (Message, *Error) {
 		case "error":
 			errRaw, hasError = m.Value, true
 		}
+	}
+	if !it.Valid() {
+		return Message{}, parseError(data)
 	}
 	if hasID {
 		if string(idRaw) == "null" {
@@ -130,6 +134,13 @@ func Decode(data []byte) (Message, *Error) {
 		return msg, nil
 	}
 	return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a response needs exactly one of result and error"}
+}
+
+func parseError(data []byte) *Error {
+	if jsonscan.TooDeep(data) {
+		return &Error{Code: CodeParseError, Message: "Parse error: the message nests deeper than " + strconv.Itoa(jsonscan.MaxDepth) + " levels"}
+	}
+	return &Error{Code: CodeParseError, Message: "Parse error: the message is not valid JSON"}
 }
 
 // methodName decodes a method string, returning the constant string for the

@@ -2,6 +2,7 @@ package jsonrpc_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -26,6 +27,12 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			if err.Code != jsonrpc.CodeParseError && err.Code != jsonrpc.CodeInvalidRequest {
 				t.Fatalf("unexpected error code %d", err.Code)
+			}
+			if err.Code == jsonrpc.CodeParseError && json.Valid(data) && !strings.Contains(err.Message, "deeper") {
+				t.Fatalf("valid JSON %q reported as a parse error", data)
+			}
+			if err.Code == jsonrpc.CodeInvalidRequest && !json.Valid(data) {
+				t.Fatalf("invalid JSON %q reported as an invalid request, not a parse error", data)
 			}
 			if out := jsonrpc.AppendError(nil, msg.ID, err); !json.Valid(out) {
 				t.Fatalf("error response is not valid JSON: %s", out)

@@ -26,15 +26,26 @@ const (
 // cache hints, and _meta only when userMeta has members (serverInfo
 // travels in the initialize result).
 func (s *Server) appendResultObject(dst []byte, era Era, resultType string, cacheable bool, body, userMeta []byte) []byte {
+	var hint []byte
+	if cacheable {
+		hint = s.cacheHint
+	}
+	return s.appendResultObjectHint(dst, era, resultType, hint, body, userMeta)
+}
+
+// appendResultObjectHint is appendResultObject with explicit cache hint
+// members (`"ttlMs":N,"cacheScope":"..."`); a nil hint means the result is
+// not cacheable.
+func (s *Server) appendResultObjectHint(dst []byte, era Era, resultType string, hint []byte, body, userMeta []byte) []byte {
 	if era == EraLegacy {
 		return appendLegacyResultObject(dst, body, userMeta)
 	}
 	dst = append(dst, `{"resultType":"`...)
 	dst = append(dst, resultType...)
 	dst = append(dst, '"')
-	if cacheable {
+	if len(hint) > 0 {
 		dst = append(dst, ',')
-		dst = append(dst, s.cacheHint...)
+		dst = append(dst, hint...)
 	}
 	if inner := objectInner(body); len(inner) > 0 {
 		dst = append(dst, ',')

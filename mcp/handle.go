@@ -20,6 +20,10 @@ type Incoming struct {
 	// on transports without headers (stdio). Header checks run only when it
 	// is non-nil.
 	Header http.Header
+	// Principal is the authenticated caller, when the transport verified
+	// one. Per-primitive scope checks and list filtering apply to requests
+	// with a Principal; a request without one is trusted by its transport.
+	Principal *Principal
 
 	// session is the legacy-era session (HTTP session or stdio connection
 	// after initialize) the request belongs to. The built-in transports set
@@ -69,6 +73,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
 	x.info.Header = in.Header
+	x.info.Principal = in.Principal
 	mark := len(dst)
 	out, err := x.run(ctx, h, dst)
 	x.finish()
@@ -78,6 +83,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
+		s.challengeFor(n, e)
 		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
 	}
 	return out, http.StatusOK
@@ -105,8 +111,14 @@ var methods map[string]methodHandler
 
 func init() {
 	methods = map[string]methodHandler{
-		"tools/list": handleToolsList,
-		"tools/call": handleToolsCall,
+		"tools/list":               handleToolsList,
+		"tools/call":               handleToolsCall,
+		"resources/list":           handleResourcesList,
+		"resources/templates/list": handleResourceTemplatesList,
+		"resources/read":           handleResourcesRead,
+		"prompts/list":             handlePromptsList,
+		"prompts/get":              handlePromptsGet,
+		"completion/complete":      handleComplete,
 	}
 }
 

@@ -19,7 +19,9 @@ import (
 // whatever path the Server is mounted at (conventionally /mcp): one POST per
 // JSON-RPC message, answered with one JSON object, or with an SSE stream when
 // the handler sends notifications before its result. GET and DELETE get 405.
-// The transport only frames bytes: every request goes through Handle.
+// The transport only frames bytes: every request goes through Handle. On a
+// server with ServerOptions.Auth, a request also needs a bearer token (see
+// AuthOptions), checked after the Origin, size and media type checks.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if e := s.checkOrigin(r); e != nil {
 		writeHTTPError(w, jsonrpc.ID{}, e)
@@ -55,9 +57,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
+	principal, ok := s.authenticate(w, r, &msg)
+	if !ok {
+		return
+	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &msg, body) {
+	if s.serveLegacyPost(w, r, &msg, body, principal) {
 		return
 	}
 	if msg.IsNotification() {
@@ -71,7 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := s.getBuf()
 	defer s.putBuf(out)
 	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"])}
-	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header}, sink)
+	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header, Principal: principal}, sink)
 	*out = resp[:0]
 	sink.finish(resp, status)
 }
@@ -298,13 +304,16 @@ func isLoopbackAddr(a net.Addr) bool {
 // NewHTTPServer returns an *http.Server that serves s at path (default
 // "/mcp") on addr, with the limits a public endpoint needs: 64 KiB of
 // headers, read and idle timeouts, and no write timeout (SSE responses are
-// long-lived; handlers are cancelled when the client goes away).
+// long-lived; handlers are cancelled when the client goes away). A server
+// with AuthOptions also serves its Protected Resource Metadata at the
+// well-known paths (see ProtectedResourceMetadata).
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	if path == "" {
 		path = "/mcp"
 	}
 	mux := http.NewServeMux()
 	mux.Handle(path, s)
+	s.mountAuth(mux)
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           mux,

@@ -185,6 +185,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		ClientCapabilities: st.ClientCapabilities,
 		LogLevel:           cmpOr(st.LogLevel, LevelDebug),
 		Header:             in.Header,
+		Principal:          in.Principal,
 		Era:                EraLegacy,
 	}
 	x.infoDone = true

@@ -41,8 +41,8 @@ var (
 
 // serveLegacyPost serves a POST of the legacy era and reports true, or
 // reports false for modern traffic, which ServeHTTP then serves. raw is the
-// body msg was decoded from.
-func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, raw []byte) bool {
+// body msg was decoded from; p is the authenticated caller, if any.
+func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, raw []byte, p *Principal) bool {
 	if s.legacy == nil {
 		return false
 	}
@@ -57,7 +57,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *js
 			if hasModernMeta(msg.Params) {
 				return false
 			}
-			s.legacyInitialize(w, r, msg)
+			s.legacyInitialize(w, r, msg, p)
 			return true
 		}
 		if v := r.Header[hdrProtocolVersion]; len(v) == 1 && s.isLegacyVersion(v[0]) && !hasModernMeta(msg.Params) {
@@ -69,7 +69,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *js
 	if hasModernMeta(msg.Params) {
 		return false
 	}
-	ss, err := s.legacy.sessions.lookup(r.Context(), sid[0])
+	ss, err := s.legacy.sessions.lookup(r.Context(), sid[0], p)
 	if err != nil {
 		writeSessionError(w, msg.ID, err)
 		return true
@@ -86,7 +86,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *js
 		ss.handleNotification(msg)
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		ss.serveRequest(w, r, raw)
+		ss.serveRequest(w, r, raw, p)
 	}
 	return true
 }
@@ -103,14 +103,21 @@ func writeSessionError(w http.ResponseWriter, id jsonrpc.ID, err error) {
 }
 
 // legacyInitialize serves an initialize POST without a session: it opens a
-// session and names it in the Mcp-Session-Id header of the response.
-func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message) {
+// session and names it in the Mcp-Session-Id header of the response. On a
+// server with authentication the session belongs to the caller p: other
+// callers get 404 for it.
+func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, p *Principal) {
 	ss := newSession(s, newSessionID())
 	buf := s.getBuf()
 	defer s.putBuf(buf)
-	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, session: ss}, nil)
+	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, session: ss}, nil)
 	*buf = resp[:0]
-	if ss.state() != nil {
+	if st := ss.state(); st != nil {
+		if p != nil {
+			owned := *st
+			owned.Owner = p.ID()
+			ss.st.Store(&owned)
+		}
 		if err := s.legacy.sessions.add(r.Context(), ss); err != nil {
 			ss.close()
 			writeSessionError(w, msg.ID, err)
@@ -130,7 +137,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 // stream, which outlives its connection: if the connection is lost or the
 // handler calls CloseSSEStream, the client resumes with GET and
 // Last-Event-ID.
-func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []byte) {
+func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []byte, p *Principal) {
 	s := ss.srv
 	body := bytes.Clone(raw) // the handler may outlive ServeHTTP and its buffer
 	msg, _ := jsonrpc.Decode(body)
@@ -152,7 +159,7 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []by
 			cancel()
 		}()
 		buf := s.getBuf()
-		resp, status := s.Handle(ctx, *buf, &Incoming{Message: &msg, Header: header, session: ss}, st)
+		resp, status := s.Handle(ctx, *buf, &Incoming{Message: &msg, Header: header, Principal: p, session: ss}, st)
 		// The id may be used again once the client has the response.
 		ss.untrackRequest(msg.ID)
 		st.finish(resp, status)
@@ -174,15 +181,19 @@ func (s *Server) serveLegacyStream(w http.ResponseWriter, r *http.Request) bool 
 	if len(sid) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodDelete) {
 		return false
 	}
+	p, ok := s.authenticate(w, r, &jsonrpc.Message{})
+	if !ok {
+		return true
+	}
 	if r.Method == http.MethodDelete {
-		if !s.legacy.sessions.remove(r.Context(), sid[0]) {
+		if !s.legacy.sessions.remove(r.Context(), sid[0], p) {
 			writeHTTPError(w, jsonrpc.ID{}, errSessionNotFound)
 			return true
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return true
 	}
-	ss, err := s.legacy.sessions.lookup(r.Context(), sid[0])
+	ss, err := s.legacy.sessions.lookup(r.Context(), sid[0], p)
 	if err != nil {
 		writeSessionError(w, jsonrpc.ID{}, err)
 		return true

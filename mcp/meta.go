@@ -22,8 +22,13 @@ type RequestInfo struct {
 	// or "" when it wants none.
 	LogLevel LogLevel
 	// Header holds the HTTP request headers on Streamable HTTP; nil on
-	// stdio.
+	// stdio. On a server with AuthOptions the Authorization header has
+	// been removed: use Principal.
 	Header http.Header
+	// Principal is the caller as its verified access token describes it,
+	// on a server with AuthOptions; nil on stdio, on public
+	// server/discover and on servers without AuthOptions.
+	Principal *Principal
 	// Era is the generation of the protocol the request speaks: EraModern
 	// (per-request _meta) or EraLegacy (a session opened with initialize,
 	// whose version, client and capabilities fill the fields above).
@@ -86,8 +91,21 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		}
 	}
 	if len(rm.clientInfo) > 0 {
-		// clientInfo is optional and informational: a malformed one is ignored.
-		_ = json.Unmarshal(rm.clientInfo, &info.ClientInfo)
+		// clientInfo is optional and informational: a malformed one is
+		// ignored. Read its three strings without encoding/json.
+		if it, ok := jsonscan.Object(rm.clientInfo); ok {
+			var m jsonscan.Member
+			for it.Next(&m) {
+				switch {
+				case m.KeyIs("name"):
+					info.ClientInfo.Name, _ = jsonscan.String(m.Value)
+				case m.KeyIs("version"):
+					info.ClientInfo.Version, _ = jsonscan.String(m.Value)
+				case m.KeyIs("title"):
+					info.ClientInfo.Title, _ = jsonscan.String(m.Value)
+				}
+			}
+		}
 	}
 	if len(rm.logLevel) > 0 {
 		s, ok := jsonscan.String(rm.logLevel)

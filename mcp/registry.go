@@ -12,11 +12,17 @@ import (
 // registry is the mutable set of registered features. It is guarded by
 // Server.mu and turned into an immutable snapshot for serving.
 type registry struct {
-	tools map[string]*toolEntry
+	tools     map[string]*toolEntry
+	resources map[string]*resourceEntry // by URI
+	templates map[string]*templateEntry // by URI template
+	prompts   map[string]*promptEntry
 }
 
 func (r *registry) init() {
 	r.tools = make(map[string]*toolEntry)
+	r.resources = make(map[string]*resourceEntry)
+	r.templates = make(map[string]*templateEntry)
+	r.prompts = make(map[string]*promptEntry)
 }
 
 // snapshot is an immutable view of the registry with everything that can be
@@ -29,6 +35,13 @@ type snapshot struct {
 
 	tools     map[string]*toolEntry
 	toolsList *listing
+
+	resources     map[string]*resourceEntry
+	resourcesList *listing
+	templates     []*templateEntry // sorted by URI template: the match order
+	templatesList *listing
+	prompts       map[string]*promptEntry
+	promptsList   *listing
 }
 
 func (r *registry) build(s *Server) *snapshot {
@@ -39,10 +52,13 @@ func (r *registry) build(s *Server) *snapshot {
 		items := make([]listItem, 0, len(r.tools))
 		for name, t := range r.tools {
 			sn.tools[name] = t
-			items = append(items, listItem{key: name, json: t.encoded})
+			items = append(items, listItem{key: name, json: t.encoded, scopes: t.tool.Scopes, v: t})
 		}
 		sn.toolsList = newListing(s, "tools", items)
 	}
+	r.buildResources(s, sn)
+	r.buildPrompts(s, sn)
+	buildUtilities(sn)
 	if len(s.opts.Extensions) > 0 {
 		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions))
 		for k, v := range s.opts.Extensions {
@@ -67,10 +83,13 @@ func (r *registry) build(s *Server) *snapshot {
 	return sn
 }
 
-// listItem is one entry of a list result: its sort key and its encoding.
+// listItem is one entry of a list result: its sort key, its encoding, and
+// the scopes a caller needs to see it (see exchange.listPage).
 type listItem struct {
-	key  string
-	json []byte
+	key    string
+	json   []byte
+	scopes []string // scopes a caller needs to see the item (see exchange.visible)
+	v      any      // the registry entry, for per-request list filters
 }
 
 // listing is a sorted, paginated list result (tools/list and friends). Pages
@@ -80,6 +99,9 @@ type listing struct {
 	field string
 	items []listItem
 	pages []atomic.Pointer[[]byte]
+	// scoped is set when an item needs scopes: the list is then filtered
+	// per caller (see exchange.servePage).
+	scoped bool
 }
 
 func newListing(s *Server, field string, items []listItem) *listing {
@@ -88,20 +110,34 @@ func newListing(s *Server, field string, items []listItem) *listing {
 	if n == 0 {
 		n = 1
 	}
-	return &listing{s: s, field: field, items: items, pages: make([]atomic.Pointer[[]byte], n)}
+	l := &listing{s: s, field: field, items: items, pages: make([]atomic.Pointer[[]byte], n)}
+	for _, it := range items {
+		l.scoped = l.scoped || len(it.scopes) > 0
+	}
+	return l
+}
+
+// start returns the index of the first item of the page the cursor names.
+// The cursor is opaque to clients: it encodes the key of the first item of
+// the page, so a cursor stays meaningful across registry changes.
+func (l *listing) start(cursor string) (int, *Error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	key, ok := decodeCursor(cursor)
+	if !ok {
+		return 0, InvalidParams("Invalid params: invalid cursor")
+	}
+	return sort.Search(len(l.items), func(i int) bool { return l.items[i].key >= key }), nil
 }
 
 // page returns the complete result object of the page the cursor names.
 // The cursor is opaque to clients: it encodes the key of the first item of
 // the page, so a cursor stays meaningful across registry changes.
 func (l *listing) page(cursor string) ([]byte, *Error) {
-	start := 0
-	if cursor != "" {
-		key, ok := decodeCursor(cursor)
-		if !ok {
-			return nil, InvalidParams("Invalid params: invalid cursor")
-		}
-		start = sort.Search(len(l.items), func(i int) bool { return l.items[i].key >= key })
+	start, err := l.start(cursor)
+	if err != nil {
+		return nil, err
 	}
 	ps := l.s.pageSize
 	if start%ps == 0 && start/ps < len(l.pages) {

@@ -3,9 +3,11 @@
 // version and client capabilities, any replica can serve any request, and
 // server/discover describes the server in one call.
 //
-// A Server holds the registered tools (and, in time, resources and prompts)
-// and serves them over Streamable HTTP (it is an http.Handler) or over stdio
-// (ServeStdio). One Server value serves any number of concurrent requests.
+// A Server holds the registered tools (AddTool), resources and resource
+// templates (AddResource, AddResourceTemplate) and prompts (AddPrompt), with
+// argument completion for prompts and templates, and serves them over
+// Streamable HTTP (it is an http.Handler) or over stdio (ServeStdio). One
+// Server value serves any number of concurrent requests.
 package mcp
 
 import (
@@ -41,6 +43,12 @@ type ServerOptions struct {
 	// CacheScope is the cacheScope of those results. Default CachePublic.
 	CacheScope CacheScope
 
+	// ListFilters optionally shape list results per request, for example
+	// by the caller's identity. A family with a filter gets its lists
+	// computed per request and marked CachePrivate, and items a filter
+	// hides cannot be called, read or completed either.
+	ListFilters ListFilters
+
 	// PageSize is the number of items per page of tools/list and the other
 	// list methods. Default 100.
 	PageSize int
@@ -63,6 +71,12 @@ type ServerOptions struct {
 	// Extensions are advertised in capabilities.extensions, keyed by
 	// extension identifier; a nil value is sent as {}.
 	Extensions map[string]any
+
+	// Auth, when set, makes the server an OAuth 2.1 protected resource on
+	// Streamable HTTP: requests need a bearer token that Auth.Verifier
+	// accepts, and Protected Resource Metadata tells clients where to get
+	// one. stdio is not affected. See AuthOptions.
+	Auth *AuthOptions
 
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
@@ -106,6 +120,7 @@ type Server struct {
 	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
 	maxBody    int64
+	auth       authState
 
 	mu    sync.Mutex // guards reg and rebuilding snap
 	reg   registry
@@ -159,6 +174,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = strconv.AppendInt(s.cacheHint, ttl.Milliseconds(), 10)
 	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
+	s.initAuth()
 
 	s.reg.init()
 	return s

@@ -30,6 +30,10 @@ type SessionState struct {
 	LogLevel LogLevel `json:"logLevel,omitempty"`
 	// Subscriptions are the resource URIs of resources/subscribe.
 	Subscriptions []string `json:"subscriptions,omitempty"`
+	// Owner is the ID of the authenticated caller that opened the session
+	// (Principal.ID), on servers with authentication; only that caller may
+	// use the session.
+	Owner string `json:"owner,omitempty"`
 }
 
 // ErrSessionNotFound is returned by a SessionStore for an id it does not
@@ -455,9 +459,10 @@ func (m *sessions) add(ctx context.Context, ss *session) error {
 	return nil
 }
 
-// lookup finds the live session id, renewing it; it returns
-// ErrSessionNotFound when the session is unknown, expired or ended.
-func (m *sessions) lookup(ctx context.Context, id string) (*session, error) {
+// lookup finds the live session id of caller p (nil without
+// authentication), renewing it; it returns ErrSessionNotFound when the
+// session is unknown, expired, ended, or belongs to another caller.
+func (m *sessions) lookup(ctx context.Context, id string, p *Principal) (*session, error) {
 	m.mu.Lock()
 	ss := m.live[id]
 	m.mu.Unlock()
@@ -467,6 +472,9 @@ func (m *sessions) lookup(ctx context.Context, id string) (*session, error) {
 			m.drop(ss)
 		}
 		return nil, err
+	}
+	if st.Owner != "" && (p == nil || p.ID() != st.Owner) {
+		return nil, ErrSessionNotFound // do not tell others the session exists
 	}
 	if ss == nil {
 		// The store knows the session but this process does not hold it
@@ -487,9 +495,10 @@ func (m *sessions) lookup(ctx context.Context, id string) (*session, error) {
 	return ss, nil
 }
 
-// remove ends session id (DELETE); it reports whether it was known.
-func (m *sessions) remove(ctx context.Context, id string) bool {
-	ss, err := m.lookup(ctx, id)
+// remove ends session id of caller p (DELETE); it reports whether it was
+// known.
+func (m *sessions) remove(ctx context.Context, id string, p *Principal) bool {
+	ss, err := m.lookup(ctx, id, p)
 	if err != nil {
 		return false
 	}

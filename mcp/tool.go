@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -32,6 +33,13 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
 	Meta         Meta             `json:"_meta,omitempty"`
+
+	// Scopes are the OAuth scopes a caller's access token must all grant
+	// for the caller to see the tool in tools/list and to call it, on a
+	// server with AuthOptions. A call without them gets 403
+	// insufficient_scope naming them. Callers without a Principal (stdio)
+	// are not checked. Not sent to clients.
+	Scopes []string `json:"-"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not
@@ -60,15 +68,7 @@ type CallToolResult struct {
 // MarshalJSON implements json.Marshaler. The result's _meta is written by
 // the server's result encoder, not here.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	content := r.Content
-	if content == nil {
-		content = []Content{}
-	}
-	return json.Marshal(struct {
-		Content           []Content `json:"content"`
-		StructuredContent any       `json:"structuredContent,omitempty"`
-		IsError           bool      `json:"isError,omitempty"`
-	}{content, r.StructuredContent, r.IsError})
+	return appendCallToolResult(nil, r)
 }
 
 // ToolRequest is a tools/call request as its handler sees it.
@@ -180,6 +180,8 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	if t.Description == "" {
 		panic(fmt.Sprintf("AddTool %q: missing description", t.Name))
 	}
+	checkScopes("AddTool", t.Name, t.Scopes)
+	t.Scopes = slices.Clone(t.Scopes)
 	t.InputSchema = rawSchema(t.InputSchema)
 	t.OutputSchema = rawSchema(t.OutputSchema)
 	in, err := json.Marshal(t.InputSchema)
@@ -282,15 +284,7 @@ func handleToolsList(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if x.snap.toolsList == nil {
 		return nil, methodNotFound(x.method)
 	}
-	cursor, err := cursorParam(x.params)
-	if err != nil {
-		return nil, err
-	}
-	page, perr := x.snap.toolsList.page(cursor)
-	if perr != nil {
-		return nil, perr
-	}
-	return x.appendRaw(dst, page), nil
+	return x.servePage(ctx, x.snap.toolsList, dst)
 }
 
 func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
@@ -311,6 +305,12 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	t := x.snap.tools[name]
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
+	}
+	if ok, err := x.visible(ctx, t); err != nil || !ok {
+		return nil, orError(err, InvalidParams("Unknown tool: "+name))
+	}
+	if err := x.requireScopes(t.tool.Scopes); err != nil {
+		return nil, err
 	}
 	if x.era == EraModern && x.info.Header != nil && len(t.headers) > 0 {
 		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
@@ -345,7 +345,10 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 			}
 		}
 	}
-	body, err := json.Marshal(res)
+	buf := x.s.getBuf()
+	defer x.s.putBuf(buf)
+	body, err := appendCallToolResult(*buf, res)
+	*buf = body[:0]
 	if err != nil {
 		return nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
 	}

@@ -45,6 +45,8 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 			opts.AllowedOrigins = append(opts.AllowedOrigins, f[2])
 		case "instructions":
 			opts.Instructions = f[2]
+		case "auth":
+			opts.Auth = testAuthOptions(f[2])
 		case "modernonly":
 			opts.ModernOnly = f[2] == "true"
 		case "idle":
@@ -76,6 +78,9 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 	}, func(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
 	})
+	if opts.Auth != nil {
+		addScopedTools(s)
+	}
 	return s
 }
 
@@ -105,7 +110,11 @@ func TestWireHTTP(t *testing.T) {
 				}
 			}
 			s := wireServer(t, string(ar.Comment))
-			got := doWire(t, s, reqText)
+			var h http.Handler = s
+			if s.ProtectedResourceMetadataPath() != "" {
+				h = s.NewHTTPServer("", "/mcp").Handler // with the metadata routes
+			}
+			got := doWire(t, h, reqText)
 			if *update {
 				if respIdx < 0 {
 					ar.Files = append(ar.Files, txtar.File{Name: "response"})

@@ -1,6 +1,7 @@
 // Command mcpkit is the mcpkit command-line tool.
 //
 //	mcpkit serve [--addr HOST:PORT] [--stdio]   run the demo MCP server
+//	mcpkit serve --auth-issuer URL [--auth-scopes S]   ... behind an OAuth authorization server
 //
 // Run `mcpkit help` for details.
 package main

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/oauth"
 )
 
 // shutdownTimeout bounds how long in-flight requests may run after a
@@ -23,11 +25,62 @@ import (
 const shutdownTimeout = 10 * time.Second
 
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveContext(ctx, args, stdin, stdout, stderr)
+}
+
+// authFlags are the flags that put the HTTP server behind an
+// authorization server.
+type authFlags struct {
+	issuer, jwks, audience, scopes string
+	protectDiscover                bool
+}
+
+func (a *authFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&a.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server with issuer `URL`")
+	fs.StringVar(&a.jwks, "auth-jwks", "", "`URL` of the issuer's JWK Set (default: discovered from the issuer's metadata)")
+	fs.StringVar(&a.audience, "auth-audience", "", "canonical `URI` of this server that tokens must name in aud (default: the served URL)")
+	fs.StringVar(&a.scopes, "auth-scopes", "", "`SCOPES` (comma- or space-separated) every request needs; advertised as scopes_supported")
+	fs.BoolVar(&a.protectDiscover, "auth-protect-discover", false, "require a token for server/discover too (default: public)")
+}
+
+func (a *authFlags) any() bool {
+	return a.issuer != "" || a.jwks != "" || a.audience != "" || a.scopes != "" || a.protectDiscover
+}
+
+// options returns the AuthOptions for a server served at url.
+func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, error) {
+	if a.issuer == "" {
+		return nil, nil, errors.New("the --auth-* flags need --auth-issuer")
+	}
+	aud := a.audience
+	if aud == "" {
+		aud = url
+	}
+	v, err := oauth.NewJWTVerifier(oauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks, Audience: aud})
+	if err != nil {
+		return nil, nil, err
+	}
+	scopes := strings.FieldsFunc(a.scopes, func(r rune) bool { return r == ',' || r == ' ' })
+	return &mcp.AuthOptions{
+		Verifier:             v,
+		Resource:             aud,
+		AuthorizationServers: []string{a.issuer},
+		RequiredScopes:       scopes,
+		DiscoverRequiresAuth: a.protectDiscover,
+	}, v, nil
+}
+
+// serveContext runs `mcpkit serve` until ctx is cancelled.
+func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpkit serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	var auth authFlags
+	auth.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -39,12 +92,14 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	s := demo.New(&mcp.ServerOptions{Logger: log})
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	opts := &mcp.ServerOptions{Logger: log}
 
 	if *stdio {
+		if auth.any() {
+			fmt.Fprintln(stderr, "mcpkit serve: the --auth-* flags apply to HTTP only; a stdio server takes its credentials from its environment")
+			return 2
+		}
+		s := demo.New(opts)
 		log.Info("serving MCP on stdio", "server", demo.Name, "versions", s.SupportedVersions())
 		if err := s.ServeStdio(ctx, stdin, stdout); err != nil {
 			log.Error("stdio", "err", err)
@@ -58,9 +113,32 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Error("listen", "err", err)
 		return 1
 	}
+	defer ln.Close()
+	url := "http://" + ln.Addr().String() + *path
+	if auth.any() {
+		if ta, ok := ln.Addr().(*net.TCPAddr); ok && ta.IP.IsUnspecified() && auth.audience == "" {
+			fmt.Fprintf(stderr, "mcpkit serve: listening on %s, so the server's own URL is unknown; give it with --auth-audience\n", ln.Addr())
+			return 2
+		}
+		ao, v, err := auth.options(url)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+			return 2
+		}
+		opts.Auth = ao
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := v.Refresh(rctx); err != nil {
+			log.Warn("the issuer's signing keys are not available yet; tokens are checked once they are", "err", err)
+		}
+		cancel()
+	}
+	s := demo.New(opts)
 	hs := s.NewHTTPServer(*addr, *path)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	url := "http://" + ln.Addr().String() + *path
+	if opts.Auth != nil {
+		log.Info("authorization required", "issuer", opts.Auth.AuthorizationServers[0], "audience", opts.Auth.Resource,
+			"scopes", opts.Auth.RequiredScopes, "metadata", s.ProtectedResourceMetadataPath())
+	}
 	log.Info("listening", "url", url, "versions", s.SupportedVersions())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

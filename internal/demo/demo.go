@@ -35,10 +35,15 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 		o.Name, o.Version = Name, Version
 	}
 	if o.Instructions == "" {
-		o.Instructions = "A demo of mcpkit. Try the echo tool, or the test_* fixtures used by the MCP conformance suite."
+		o.Instructions = "A demo of mcpkit. Try echo, dice_roll, evaluate or countdown, read demo://about, or use the test_* fixtures of the MCP conformance suite."
 	}
 	s := mcp.NewServer(&o)
 	AddTools(s)
+	AddFixtureTools(s)
+	AddFixtureResources(s)
+	AddFixturePrompts(s)
+	AddFun(s)
+	addWhoami(s)
 	AddLegacyFixtures(s)
 	return s
 }

@@ -209,3 +209,87 @@ func validNumber(b []byte, i int) (int, bool) {
 	}
 	return i, true
 }
+
+// Checked walks the members of a top-level JSON object while validating
+// the whole text, so that one pass both checks and reads a message. Use
+// Next until it returns false, then Valid to learn whether all of b was one
+// valid object.
+type Checked struct {
+	b     []byte
+	i     int
+	state int // 0 before the first member, 1 after a member, 2 done ok, 3 invalid
+}
+
+// CheckObject starts a validating walk over b, which should hold one JSON
+// object.
+func CheckObject(b []byte) Checked {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return Checked{state: 3}
+	}
+	return Checked{b: b, i: i + 1}
+}
+
+// Next advances to the next member, reporting false at the end of the
+// object or at the first syntax error.
+func (c *Checked) Next(m *Member) bool {
+	if c.state >= 2 {
+		return false
+	}
+	b, i := c.b, SkipSpace(c.b, c.i)
+	if i >= len(b) {
+		c.state = 3
+		return false
+	}
+	if c.state == 1 {
+		if b[i] == '}' {
+			c.finish(i + 1)
+			return false
+		}
+		if b[i] != ',' {
+			c.state = 3
+			return false
+		}
+		i = SkipSpace(b, i+1)
+	} else if b[i] == '}' {
+		c.finish(i + 1)
+		return false
+	}
+	if i >= len(b) || b[i] != '"' {
+		c.state = 3
+		return false
+	}
+	kend, ok := validString(b, i)
+	if !ok {
+		c.state = 3
+		return false
+	}
+	_, esc := scanString(b, i)
+	m.Key, m.Escaped = b[i+1:kend-1], esc
+	i = SkipSpace(b, kend)
+	if i >= len(b) || b[i] != ':' {
+		c.state = 3
+		return false
+	}
+	i = SkipSpace(b, i+1)
+	vend, ok := validValue(b, i, 1)
+	if !ok {
+		c.state = 3
+		return false
+	}
+	m.Value = b[i:vend]
+	c.i, c.state = vend, 1
+	return true
+}
+
+func (c *Checked) finish(i int) {
+	if SkipSpace(c.b, i) == len(c.b) {
+		c.state = 2
+	} else {
+		c.state = 3
+	}
+}
+
+// Valid reports whether the walk ended at the end of one valid object. Call
+// it after Next returned false.
+func (c *Checked) Valid() bool { return c.state == 2 }

@@ -29,7 +29,8 @@ const (
 // Validator validates JSON instances against one compiled schema. It is
 // safe for concurrent use.
 type Validator struct {
-	s *jsonschema.Schema
+	s    *jsonschema.Schema
+	flat *flat // an allocation-free check for simple schemas, or nil
 }
 
 // noLoader refuses every external reference.
@@ -60,7 +61,7 @@ func Compile(name string, schemaJSON []byte) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{s: s}, nil
+	return &Validator{s: s, flat: compileFlat(doc)}, nil
 }
 
 // checkBounds enforces MaxDepth and MaxSubschemas on a decoded schema.
@@ -97,6 +98,9 @@ func checkBounds(doc any) error {
 // Validate validates the JSON instance. The error, if any, explains every
 // violation in one message a model can act on.
 func (v *Validator) Validate(instance []byte) error {
+	if v.flat != nil && wellFormed(instance) && v.flat.valid(instance) {
+		return nil
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(instance))
 	if err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// lockedBuffer collects the server's log output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// localIssuer serves a JWK Set with one P-256 key on 127.0.0.1 and mints
+// tokens with it.
+func localIssuer(t *testing.T) (url string, mint func(aud, scope string) string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := key.PublicKey.Bytes()
+	enc := base64.RawURLEncoding.EncodeToString
+	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "EC", "crv": "P-256", "kid": "k1", "x": enc(pub[1:33]), "y": enc(pub[33:])}}})
+	var srv *httptest.Server
+	mux := http.NewServeMux()
+	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) { w.Write(jwks) })
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"issuer": srv.URL, "jwks_uri": srv.URL + "/jwks"})
+	})
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, func(aud, scope string) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{
+			"iss": srv.URL, "sub": "ada", "aud": aud, "scope": scope,
+			"iat": time.Now().Unix(), "exp": time.Now().Add(time.Minute).Unix(),
+		})
+		tok.Header["kid"] = "k1"
+		s, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// startServe runs `mcpkit serve args...` until the test ends and returns
+// the URL it listens at.
+func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	logs = &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- serveContext(ctx, args, strings.NewReader(""), io.Discard, logs) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	re := regexp.MustCompile(`msg=listening url=(\S+)`)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(logs.String()); m != nil {
+			return m[1], logs
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("mcpkit serve exited with %d:\n%s", code, logs.String())
+		default:
+		}
+	}
+	t.Fatalf("mcpkit serve did not start:\n%s", logs.String())
+	return "", nil
+}
+
+func post(t *testing.T, url, method, name, params, token string) (int, http.Header, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestServeAuth runs `mcpkit serve` behind a local issuer, with the audience
+// defaulting to the served URL and the key set discovered from the
+// issuer's metadata.
+func TestServeAuth(t *testing.T) {
+	issuer, mint := localIssuer(t)
+	url, logs := startServe(t, "--addr", "127.0.0.1:0", "--auth-issuer", issuer, "--auth-scopes", "mcp:tools")
+	base := strings.TrimSuffix(url, "/mcp")
+
+	status, h, body := post(t, url, "tools/list", "", "", "")
+	wantChallenge := `Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp", scope="mcp:tools"`
+	if status != 401 || h.Get("WWW-Authenticate") != wantChallenge || !strings.Contains(body, `"code":-32600`) {
+		t.Errorf("without a token: %d %q %s\nwant 401 %q", status, h.Get("WWW-Authenticate"), body, wantChallenge)
+	}
+	if status, _, body := post(t, url, "server/discover", "", "", ""); status != 200 {
+		t.Errorf("discover: %d %s", status, body)
+	}
+	resp, err := http.Get(base + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	wantMD := `{"resource":"` + url + `","authorization_servers":["` + issuer + `"],"scopes_supported":["mcp:tools"],"bearer_methods_supported":["header"],"resource_name":"mcpkit-demo"}`
+	if string(md) != wantMD {
+		t.Errorf("metadata %s\nwant %s", md, wantMD)
+	}
+
+	token := mint(url, "mcp:tools")
+	status, _, body = post(t, url, "tools/call", "whoami", `"name":"whoami",`, token)
+	if status != 200 || !strings.Contains(body, `subject: ada`) {
+		t.Errorf("whoami: %d %s", status, body)
+	}
+	if status, _, _ := post(t, url, "tools/list", "", "", mint("https://elsewhere.example/mcp", "mcp:tools")); status != 401 {
+		t.Errorf("token for another audience: %d, want 401", status)
+	}
+	if status, _, _ := post(t, url, "tools/list", "", "", mint(url, "other")); status != 403 {
+		t.Errorf("token without mcp:tools: %d, want 403", status)
+	}
+	if out := logs.String(); strings.Contains(out, token[len(token)-20:]) || !strings.Contains(out, "authorization required") {
+		t.Errorf("logs:\n%s", out)
+	}
+}
+
+// TestServeAuthFlagErrors checks the flag combinations that make no sense.
+func TestServeAuthFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stdio", "--auth-issuer", "https://auth.example"}, "HTTP only"},
+		{[]string{"--addr", "127.0.0.1:0", "--auth-scopes", "x"}, "need --auth-issuer"},
+		{[]string{"--addr", "127.0.0.1:0", "--auth-issuer", "http://auth.example"}, "https"},
+	}
+	for _, tt := range tests {
+		var stderr lockedBuffer
+		code := serveContext(context.Background(), tt.args, strings.NewReader(""), io.Discard, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("serve %v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}

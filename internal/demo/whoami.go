@@ -1,0 +1,30 @@
+package demo
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// addWhoami registers the whoami tool, which shows what a protected server
+// knows about its caller (see docs/auth.md).
+func addWhoami(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Tells who the caller is, as the server's authorization sees it: the token's subject, client and scopes, or anonymous."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			p := req.Info.Principal
+			if p == nil {
+				return "anonymous (this server does not require authorization on this transport)", nil
+			}
+			var b strings.Builder
+			b.WriteString("subject: " + p.Subject + "\nissuer: " + p.Issuer)
+			if p.ClientID != "" {
+				b.WriteString("\nclient: " + p.ClientID)
+			}
+			b.WriteString("\nscopes: " + strings.Join(p.Scopes, " "))
+			if !p.Expiry.IsZero() {
+				b.WriteString("\nexpires: " + p.Expiry.UTC().Format("2006-01-02T15:04:05Z"))
+			}
+			return b.String(), nil
+		})
+}
