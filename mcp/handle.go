@@ -137,9 +137,7 @@ type exchange struct {
 	version  string
 	info     RequestInfo
 	infoDone bool
-	notifier Notifier
-	era      Era      // EraLegacy for requests of a legacy session
-	sess     *session // the legacy session, nil for modern requests
+	notifier Notifier // for a legacy request, it also carries the session (legacy.go)
 
 	mu           sync.Mutex
 	done         bool

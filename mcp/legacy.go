@@ -178,7 +178,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		return appendLegacyError(dst, msg.ID, perr)
 	}
 	x := &exchange{s: s, snap: s.snapshot(), id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
-		version: st.ProtocolVersion, notifier: n, era: EraLegacy, sess: ss}
+		version: st.ProtocolVersion, notifier: withSession(n, ss)}
 	x.info = RequestInfo{
 		ProtocolVersion:    st.ProtocolVersion,
 		ClientInfo:         st.ClientInfo,
@@ -324,7 +324,7 @@ func handleSetLevel(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 	if !ok || LogLevel(l).severity() < 0 {
 		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
 	}
-	x.sess.update(ctx, func(st *SessionState) { st.LogLevel = LogLevel(l) })
+	x.session().update(ctx, func(st *SessionState) { st.LogLevel = LogLevel(l) })
 	return x.appendRaw(dst, []byte("{}")), nil
 }
 
@@ -339,7 +339,7 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		return nil, InvalidParams("Invalid params: " + x.method + " needs a string uri")
 	}
 	sub := x.method == "resources/subscribe"
-	x.sess.update(ctx, func(st *SessionState) {
+	x.session().update(ctx, func(st *SessionState) {
 		i := slices.Index(st.Subscriptions, uri)
 		switch {
 		case sub && i < 0:
@@ -479,12 +479,58 @@ func (s *Server) notifyResourceUpdated(uri string) {
 // safe for concurrent use.
 func (r *requestBase) CloseSSEStream() {
 	x := r.x
-	if x == nil || x.sess == nil {
+	if x == nil {
 		return
 	}
 	if st, ok := x.notifier.(*sseStream); ok {
 		st.closeConn()
 	}
+}
+
+// sessionNotifier is a Notifier that knows the legacy session of its
+// request: the SSE stream of an HTTP session's request, a stdio
+// connection's notifier, or withSession's wrapper. It keeps the session
+// out of the exchange, whose size the modern hot path pays for.
+type sessionNotifier interface {
+	Notifier
+	legacySession() *session
+}
+
+// withSession returns n, or n wrapped so that it carries ss.
+func withSession(n Notifier, ss *session) Notifier {
+	if sn, ok := n.(sessionNotifier); ok && sn.legacySession() == ss {
+		return n
+	}
+	return &sessionWrapper{n: n, ss: ss}
+}
+
+type sessionWrapper struct {
+	n  Notifier
+	ss *session
+}
+
+func (w *sessionWrapper) Notify(msg []byte) {
+	if w.n != nil {
+		w.n.Notify(msg)
+	}
+}
+
+func (w *sessionWrapper) legacySession() *session { return w.ss }
+
+func (st *sseStream) legacySession() *session { return st.sess }
+
+func (n stdioNotifier) legacySession() *session { return n.sess }
+
+// session returns the legacy session of the exchange, or nil for a modern
+// request.
+func (x *exchange) session() *session {
+	if x.info.Era != EraLegacy {
+		return nil
+	}
+	if sn, ok := x.notifier.(sessionNotifier); ok {
+		return sn.legacySession()
+	}
+	return nil
 }
 
 // legacyInput is an input request to put to a legacy client as a real
@@ -500,7 +546,8 @@ type legacyInput struct {
 // (an error response, the timeout, cancellation, the end of the session)
 // cancels the other requests and is returned.
 func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[string]json.RawMessage, error) {
-	if x.sess == nil {
+	ss := x.session()
+	if ss == nil {
 		return nil, errNoLegacySession
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -513,7 +560,7 @@ func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[strin
 	ch := make(chan reply, len(reqs))
 	for _, r := range reqs {
 		go func() {
-			raw, err := x.sess.call(ctx, x.sendToClient, r.method, r.params)
+			raw, err := ss.call(ctx, x.sendToClient, r.method, r.params)
 			ch <- reply{r.key, raw, err}
 		}()
 	}
@@ -551,7 +598,7 @@ func (x *exchange) sendToClient(msg []byte) {
 	}
 	if st, ok := x.notifier.(*sseStream); ok {
 		if !st.sendRequest(msg) {
-			x.sess.sendServerMessage(msg)
+			st.sess.sendServerMessage(msg)
 		}
 		return
 	}

@@ -135,6 +135,7 @@ type stdioCall struct {
 type stdioNotifier struct {
 	c    *stdioConn
 	call *stdioCall
+	sess *session // the legacy session, nil for modern requests
 }
 
 func (n stdioNotifier) Notify(msg []byte) {
@@ -211,7 +212,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) {
 			c.wg.Done()
 		}()
 		buf := c.s.getBuf()
-		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, session: sess}, stdioNotifier{c: c, call: call})
+		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
 		call.mu.Lock()
 		call.done = true
 		if !call.cancelled {
