@@ -235,9 +235,12 @@ func legacyError(method string, e *Error) *Error {
 	return e
 }
 
-// isResourceNotFound recognizes the modern resource-not-found error: -32602
-// whose data names the uri.
+// isResourceNotFound recognizes the modern resource-not-found error (as
+// ResourceNotFound makes it): -32602 whose data names the uri.
 func isResourceNotFound(e *Error) bool {
+	if !strings.HasPrefix(e.Message, "Resource not found") {
+		return false
+	}
 	switch d := e.Data.(type) {
 	case json.RawMessage:
 		_, ok := jsonscan.Lookup(d, "uri")
