@@ -29,6 +29,12 @@ func legacyWireServer(t *testing.T, comment string) *mcp.Server {
 			req.CloseSSEStream()
 			return "polled", nil
 		})
+	if strings.Contains(comment, "option resources") {
+		s.AddResource(&mcp.Resource{URI: "test://note", Name: "note", MIMEType: "text/plain"},
+			func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "a note"}}}, nil
+			})
+	}
 	return s
 }
 

@@ -35,6 +35,8 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 			continue
 		}
 		switch f[1] {
+		case "resources":
+			continue // legacyWireServer adds a resource
 		case "maxbody":
 			n, err := strconv.ParseInt(f[2], 10, 64)
 			if err != nil {
