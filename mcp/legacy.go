@@ -37,6 +37,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -80,6 +81,9 @@ const primingVersion = "2025-11-25"
 type legacyEra struct {
 	sessions      *sessions
 	clientTimeout time.Duration
+
+	mu           sync.Mutex
+	pendingLists []string // list families changed, to notify (notifyListChanged)
 }
 
 // initLegacy enables the legacy era; called by NewServer unless ModernOnly.
@@ -447,15 +451,34 @@ func appendLegacyResult(dst, result []byte) []byte {
 
 // notifyListChanged sends notifications/<family>/list_changed to every
 // initialized legacy session (family is "tools", "prompts" or "resources").
-// It never blocks on a client.
+// Changes within listChangedDelay are sent once per family, so registering
+// many items sends one notification. It never blocks on a client.
 func (s *Server) notifyListChanged(family string) {
-	if s.legacy == nil || !s.legacy.sessions.any() {
+	l := s.legacy
+	if l == nil || !l.sessions.any() {
 		return
 	}
-	msg := jsonrpc.AppendNotification(nil, "notifications/"+family+"/list_changed", nil)
-	// Registration may hold s.mu: never make it wait for a client.
-	go s.legacy.sessions.broadcast(func(ss *session, st *SessionState) bool { return true }, msg)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !slices.Contains(l.pendingLists, family) {
+		l.pendingLists = append(l.pendingLists, family)
+	}
+	if len(l.pendingLists) == 1 {
+		time.AfterFunc(listChangedDelay, func() {
+			l.mu.Lock()
+			families := l.pendingLists
+			l.pendingLists = nil
+			l.mu.Unlock()
+			for _, f := range families {
+				msg := jsonrpc.AppendNotification(nil, "notifications/"+f+"/list_changed", nil)
+				l.sessions.broadcast(func(ss *session, st *SessionState) bool { return true }, msg)
+			}
+		})
+	}
 }
+
+// listChangedDelay is how long notifyListChanged waits for more changes.
+var listChangedDelay = 10 * time.Millisecond
 
 // notifyResourceUpdated sends notifications/resources/updated to the legacy
 // sessions subscribed to uri.

@@ -366,8 +366,9 @@ func TestLegacyDisconnectIsNotCancel(t *testing.T) {
 	}
 }
 
-// TestLegacyListChanged: registering a tool sends
-// notifications/tools/list_changed on the session's GET stream.
+// TestLegacyListChanged: registering tools or prompts sends
+// notifications/tools/list_changed or prompts/list_changed on the session's
+// GET stream.
 func TestLegacyListChanged(t *testing.T) {
 	s := NewServer(nil)
 	AddTool(s, &Tool{Name: "a", Description: "A."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
@@ -378,9 +379,16 @@ func TestLegacyListChanged(t *testing.T) {
 	if ev := next(t, events); ev.data != "" || ev.id != "0_0" {
 		t.Fatalf("first event %+v, want priming 0_0", ev)
 	}
-	AddTool(s, &Tool{Name: "b", Description: "B."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	// Registrations in quick succession are announced once per family.
+	for _, name := range []string{"b", "c", "d"} {
+		AddTool(s, &Tool{Name: name, Description: "More."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	}
 	if m := decodeEvent(t, next(t, events)); m.Method != "notifications/tools/list_changed" {
 		t.Fatalf("got %+v, want notifications/tools/list_changed", m)
+	}
+	s.AddPrompt(&Prompt{Name: "p", Description: "P."}, func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) { return nil, nil })
+	if m := decodeEvent(t, next(t, events)); m.Method != "notifications/prompts/list_changed" {
+		t.Fatalf("got %+v, want notifications/prompts/list_changed (and one tools/list_changed before it)", m)
 	}
 }
 

@@ -105,6 +105,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
 	s.mu.Lock()
 	s.reg.prompts[p.Name] = e
 	s.changed()
+	s.notifyListChanged("prompts") // legacy sessions (legacy.go)
 	s.mu.Unlock()
 }
 
@@ -121,6 +122,7 @@ func (s *Server) RemovePrompts(names ...string) {
 	}
 	if n > 0 {
 		s.changed()
+		s.notifyListChanged("prompts") // legacy sessions (legacy.go)
 	}
 }
 

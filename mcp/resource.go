@@ -142,6 +142,7 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) {
 	s.mu.Lock()
 	s.reg.resources[r.URI] = e
 	s.changed()
+	s.notifyListChanged("resources") // legacy sessions (legacy.go)
 	s.mu.Unlock()
 }
 
@@ -170,6 +171,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
 	s.mu.Lock()
 	s.reg.templates[t.URITemplate] = e
 	s.changed()
+	s.notifyListChanged("resources") // legacy sessions (legacy.go)
 	s.mu.Unlock()
 }
 
@@ -191,6 +193,7 @@ func (s *Server) RemoveResources(uris ...string) {
 	}
 	if n > 0 {
 		s.changed()
+		s.notifyListChanged("resources") // legacy sessions (legacy.go)
 	}
 }
 
