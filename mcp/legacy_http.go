@@ -342,6 +342,7 @@ type sseEvent struct {
 // sseConn is one HTTP response that carries an sseStream.
 type sseConn struct {
 	w        http.ResponseWriter
+	rc       *http.ResponseController
 	allowSSE bool
 	sse      bool // the SSE header is written
 	failed   bool
@@ -351,8 +352,13 @@ type sseConn struct {
 }
 
 func newSSEConn(w http.ResponseWriter, allowSSE bool) *sseConn {
-	return &sseConn{w: w, allowSSE: allowSSE, closed: make(chan struct{})}
+	return &sseConn{w: w, rc: http.NewResponseController(w), allowSSE: allowSSE, closed: make(chan struct{})}
 }
+
+// sseWriteTimeout bounds one write to a client, so that a client that
+// stops reading loses its connection (and resumes later) instead of
+// holding up the handlers and broadcasts that write to it.
+var sseWriteTimeout = 10 * time.Second
 
 func (c *sseConn) close() { c.once.Do(func() { close(c.closed) }) }
 
@@ -370,11 +376,12 @@ func (c *sseConn) write(b []byte) bool {
 	if c.failed {
 		return false
 	}
+	c.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)) // not supported by every ResponseWriter
 	if _, err := c.w.Write(b); err != nil {
 		c.failed = true
 		return false
 	}
-	if err := http.NewResponseController(c.w).Flush(); err != nil {
+	if err := c.rc.Flush(); err != nil {
 		c.failed = true
 		return false
 	}
@@ -461,6 +468,8 @@ func (st *sseStream) hold(rctx context.Context, c *sseConn) {
 	for {
 		select {
 		case <-c.closed:
+			// Give net/http's end of the response a fresh deadline.
+			c.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 			return
 		case <-rctx.Done():
 			st.detach(c)
