@@ -12,5 +12,3 @@ require (
 )
 
 require github.com/yosida95/uritemplate/v3 v3.0.2
-
-require github.com/google/go-cmp v0.7.0

@@ -1,0 +1,476 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/client"
+)
+
+// Exit codes of `mcpkit discover`.
+const (
+	exitOK           = 0 // the server was described (and every check passed)
+	exitCheckFailed  = 1 // --check: at least one check failed
+	exitUsage        = 2 // bad flags or arguments
+	exitUnreachable  = 3 // nothing answered: connection refused, command not found, silence
+	exitNotMCP       = 4 // something answered, but not as an MCP server of either era
+	exitIncompatible = 5 // an MCP server, but no protocol version in common
+)
+
+const discoverUsage = `Usage:
+  mcpkit discover [flags] URL                  probe a Streamable HTTP (or HTTP+SSE) server
+  mcpkit discover [flags] -- COMMAND ARGS...   spawn a stdio server and probe it
+
+Tells the server's era (modern: per-request _meta and server/discover, revision
+2026-07-28; legacy: the initialize handshake, 2025-11-25 and earlier) the way the
+specification describes, and shows what the server says about itself.
+
+Flags:
+`
+
+const discoverExitCodes = `
+Exit codes:
+  0  ok
+  1  --check: at least one check failed
+  2  usage error
+  3  unreachable: no connection, the command did not start, or no answer at all
+  4  not MCP: something answered, but not as an MCP server of either era
+  5  incompatible: an MCP server, but no protocol version in common
+`
+
+// headerFlags collects repeated --header K:V flags.
+type headerFlags struct{ h http.Header }
+
+func (f *headerFlags) String() string { return "" }
+
+func (f *headerFlags) Set(v string) error {
+	k, val, ok := strings.Cut(v, ":")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+		return fmt.Errorf("want NAME:VALUE, got %q", v)
+	}
+	if f.h == nil {
+		f.h = http.Header{}
+	}
+	f.h.Add(k, strings.TrimSpace(val))
+	return nil
+}
+
+type discoverFlags struct {
+	json    bool
+	list    bool
+	check   bool
+	timeout time.Duration
+	version string
+	headers headerFlags
+	color   string
+}
+
+func discover(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcpkit discover", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f discoverFlags
+	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
+	fs.BoolVar(&f.list, "list", false, "also list the tools, prompts and resources (every page)")
+	fs.BoolVar(&f.check, "check", false, "check discovery and request validation against the spec")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "time allowed for each request; a stdio server silent for this long is taken for legacy")
+	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default "+client.ModernVersions[0]+"); a legacy version acts as a legacy client")
+	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
+	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), discoverUsage)
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), discoverExitCodes)
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			// Asked-for help goes to stdout.
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+	}
+
+	// Flags may come before or after the URL; everything after "--" is
+	// the command.
+	var command []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, command = args[:i], args[i+1:]
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "mcpkit discover: "+format+"\n\n", a...)
+		fs.Usage()
+		return exitUsage
+	}
+	switch {
+	case len(positional) == 0 && len(command) == 0:
+		return usageErr("give a URL, or -- and a command")
+	case len(positional) > 0 && len(command) > 0:
+		return usageErr("give a URL or a command, not both")
+	case len(positional) > 1:
+		return usageErr("one URL at a time (to run a command, put -- before it)")
+	case len(positional) == 1:
+		u, err := url.Parse(positional[0])
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageErr("%q is not an http(s) URL (to run a command, put -- before it)", positional[0])
+		}
+	}
+	if f.timeout <= 0 {
+		return usageErr("--timeout must be positive")
+	}
+	if f.check && client.IsLegacy(f.version) {
+		return usageErr("--check probes server/discover; it cannot be combined with the legacy --version %s", f.version)
+	}
+	if f.color != "auto" && f.color != "always" && f.color != "never" {
+		return usageErr("--color must be auto, always or never")
+	}
+	if len(f.headers.h) > 0 && len(command) > 0 {
+		return usageErr("--header applies to HTTP only")
+	}
+
+	target := strings.Join(command, " ")
+	if len(positional) == 1 {
+		target = positional[0]
+	}
+	rep, code := probe(context.Background(), &f, positional, command)
+	rep.Target = target
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		enc.Encode(rep)
+	} else {
+		p := &printer{w: stdout, color: useColor(f.color, stdout)}
+		p.report(rep, &f)
+	}
+	return code
+}
+
+// clientInfo names this client in _meta and initialize.
+func clientInfo() client.Implementation {
+	v := "dev"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return client.Implementation{Name: "mcpkit-discover", Version: v}
+}
+
+// probe connects, lists and checks, and returns the report and exit code.
+func probe(ctx context.Context, f *discoverFlags, positional, command []string) (*report, int) {
+	rep := &report{}
+	httpOpts := &client.HTTPOptions{Header: f.headers.h}
+	var conn client.Conn
+	if len(positional) == 1 {
+		conn = client.DialHTTP(positional[0], httpOpts)
+		rep.Transport = client.TransportHTTP
+	} else {
+		sc, err := client.StartCommand(command, nil)
+		rep.Transport = client.TransportStdio
+		if err != nil {
+			rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
+			return rep, exitUnreachable
+		}
+		conn = sc
+	}
+	opts := &client.Options{Version: f.version, ClientInfo: clientInfo(), Timeout: f.timeout, HTTP: httpOpts}
+	s, err := client.Connect(ctx, conn, opts)
+	if err != nil {
+		conn.Close()
+		rep.setExit(conn)
+		var ce *client.ConnectError
+		if !errors.As(err, &ce) {
+			rep.Error = &reportError{Kind: "failed", Message: err.Error()}
+			return rep, exitNotMCP
+		}
+		rep.Probe = steps(ce.Steps)
+		rep.Error = &reportError{Kind: ce.Kind.String(), Message: ce.Error()}
+		for _, st := range ce.Steps {
+			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
+				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, pass them with --header \"Authorization: Bearer TOKEN\")", st.Status)
+				break
+			}
+		}
+		switch ce.Kind {
+		case client.Unreachable:
+			return rep, exitUnreachable
+		case client.Incompatible:
+			return rep, exitIncompatible
+		}
+		return rep, exitNotMCP
+	}
+	rep.describe(s)
+	code := exitOK
+	if f.list {
+		rep.Lists = list(ctx, s)
+	}
+	if f.check {
+		var fresh client.Conn
+		if len(positional) == 1 {
+			// Checks go without the legacy session's headers, on a
+			// connection of their own.
+			fresh = client.DialHTTP(positional[0], httpOpts)
+		}
+		rep.Checks = runChecks(ctx, s, fresh, f)
+		if fresh != nil {
+			fresh.Close()
+		}
+		for _, c := range rep.Checks {
+			if c.Status == statusFail {
+				code = exitCheckFailed
+			}
+		}
+	}
+	s.Close()
+	rep.setExit(s.Conn())
+	return rep, code
+}
+
+// report is the result of `mcpkit discover`, and its --json form.
+type report struct {
+	Target            string                 `json:"target"`
+	Transport         string                 `json:"transport"`
+	Era               client.Era             `json:"era,omitempty"`
+	ProtocolVersion   string                 `json:"protocolVersion,omitempty"`
+	SupportedVersions []string               `json:"supportedVersions,omitempty"`
+	ServerInfo        *client.Implementation `json:"serverInfo,omitempty"`
+	Capabilities      json.RawMessage        `json:"capabilities,omitempty"`
+	Extensions        []string               `json:"extensions,omitempty"`
+	Instructions      string                 `json:"instructions,omitempty"`
+	Cache             *cacheHints            `json:"cache,omitempty"`
+	LatencyMs         float64                `json:"latencyMs,omitempty"`
+	Probe             []step                 `json:"probe,omitempty"`
+	Lists             *lists                 `json:"lists,omitempty"`
+	Checks            []checkResult          `json:"checks,omitempty"`
+	Exit              *exitInfo              `json:"exit,omitempty"`
+	Error             *reportError           `json:"error,omitempty"`
+}
+
+type cacheHints struct {
+	TTLMs *int64 `json:"ttlMs,omitempty"`
+	TTL   string `json:"ttl,omitempty"`
+	Scope string `json:"scope,omitempty"`
+}
+
+type step struct {
+	Request   string  `json:"request"`
+	Answer    string  `json:"answer"`
+	Meaning   string  `json:"meaning"`
+	Status    int     `json:"status,omitempty"`
+	LatencyMs float64 `json:"latencyMs,omitempty"`
+}
+
+type reportError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+type exitInfo struct {
+	Code int `json:"code"`
+	// Forced is the signal that ended the server, if it did not exit
+	// when its stdin closed.
+	Forced            string  `json:"forced,omitempty"`
+	AfterStdinCloseMs float64 `json:"afterStdinCloseMs"`
+}
+
+type lists struct {
+	Tools             []json.RawMessage `json:"tools"`
+	Prompts           []json.RawMessage `json:"prompts"`
+	Resources         []json.RawMessage `json:"resources"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+	// Errors holds list requests that failed, by method.
+	Errors map[string]string `json:"errors,omitempty"`
+	// Skipped names the lists the server's capabilities do not offer.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func steps(in []client.Step) []step {
+	out := make([]step, len(in))
+	for i, s := range in {
+		out[i] = step{Request: s.Request, Answer: s.Answer, Meaning: s.Meaning, Status: s.Status, LatencyMs: ms(s.Latency)}
+	}
+	return out
+}
+
+func (r *report) describe(s *client.Session) {
+	r.Transport = s.Conn().Transport()
+	r.Era = s.Era()
+	r.ProtocolVersion = s.Version()
+	d := s.Server
+	r.SupportedVersions = d.SupportedVersions
+	r.ServerInfo = d.Info
+	r.Capabilities = d.Capabilities
+	r.Extensions = extensionNames(d.Capabilities)
+	r.Instructions = d.Instructions
+	if d.TTLMs != nil || d.CacheScope != "" {
+		r.Cache = &cacheHints{TTLMs: d.TTLMs, Scope: d.CacheScope}
+		if d.TTLMs != nil {
+			r.Cache.TTL = humanDuration(time.Duration(*d.TTLMs) * time.Millisecond)
+		}
+	}
+	r.LatencyMs = ms(s.Latency)
+	r.Probe = steps(s.Steps)
+}
+
+func (r *report) setExit(c client.Conn) {
+	sc, ok := c.(*client.StreamConn)
+	if !ok {
+		return
+	}
+	if e, ok := sc.Exit(); ok {
+		r.Exit = &exitInfo{Code: e.Code, Forced: e.Forced, AfterStdinCloseMs: ms(e.AfterStdinClose)}
+	}
+}
+
+// extensionNames returns the keys of capabilities.extensions and, for
+// legacy servers, capabilities.experimental (as "experimental/KEY").
+func extensionNames(caps json.RawMessage) []string {
+	var c struct {
+		Extensions   map[string]json.RawMessage `json:"extensions"`
+		Experimental map[string]json.RawMessage `json:"experimental"`
+	}
+	json.Unmarshal(caps, &c)
+	var out []string
+	for k := range c.Extensions {
+		out = append(out, k)
+	}
+	for k := range c.Experimental {
+		out = append(out, "experimental/"+k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// capabilityList renders the capabilities other than extensions, with
+// their flags: "tools (listChanged)".
+func capabilityList(caps json.RawMessage) []string {
+	var c map[string]json.RawMessage
+	json.Unmarshal(caps, &c)
+	var out []string
+	for k, v := range c {
+		if k == "extensions" || k == "experimental" {
+			continue
+		}
+		var flags map[string]json.RawMessage
+		json.Unmarshal(v, &flags)
+		var on []string
+		for fk, fv := range flags {
+			if string(fv) != "false" {
+				on = append(on, fk)
+			}
+		}
+		sort.Strings(on)
+		if len(on) > 0 {
+			k += " (" + strings.Join(on, ", ") + ")"
+		}
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasCapability(caps json.RawMessage, name string) bool {
+	var c map[string]json.RawMessage
+	json.Unmarshal(caps, &c)
+	v, ok := c[name]
+	return ok && string(v) != "null"
+}
+
+// list fetches every page of the lists the server's capabilities offer.
+func list(ctx context.Context, s *client.Session) *lists {
+	l := &lists{Tools: []json.RawMessage{}, Prompts: []json.RawMessage{}, Resources: []json.RawMessage{}, ResourceTemplates: []json.RawMessage{}}
+	caps := s.Server.Capabilities
+	fetch := func(capability, method, field string, dst *[]json.RawMessage) {
+		if !hasCapability(caps, capability) {
+			l.Skipped = append(l.Skipped, method)
+			return
+		}
+		items, err := s.List(ctx, method, field)
+		*dst = append(*dst, items...)
+		if err != nil {
+			if l.Errors == nil {
+				l.Errors = map[string]string{}
+			}
+			l.Errors[method] = err.Error()
+		}
+	}
+	fetch("tools", "tools/list", "tools", &l.Tools)
+	fetch("prompts", "prompts/list", "prompts", &l.Prompts)
+	fetch("resources", "resources/list", "resources", &l.Resources)
+	fetch("resources", "resources/templates/list", "resourceTemplates", &l.ResourceTemplates)
+	return l
+}
+
+// humanDuration renders d compactly: "1h", "1h30m", "90s" -> "1m30s",
+// "250ms".
+func humanDuration(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	if d < time.Second {
+		return d.String()
+	}
+	var b strings.Builder
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if n := d / u.d; n > 0 {
+			fmt.Fprintf(&b, "%d%s", n, u.name)
+			d -= n * u.d
+		}
+	}
+	if d >= time.Millisecond {
+		fmt.Fprintf(&b, "%dms", d/time.Millisecond)
+	}
+	return b.String()
+}
+
+// useColor decides whether to colour the output.
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,198 @@
+// Package client is a small MCP client for probing and testing servers of
+// either era: the modern, stateless revision 2026-07-28 (every request
+// carries _meta, and on HTTP the MCP-Protocol-Version, Mcp-Method and
+// Mcp-Name headers) and the legacy revisions 2025-11-25, 2025-06-18,
+// 2025-03-26 and 2024-11-05 (an initialize handshake, Mcp-Session-Id on
+// Streamable HTTP, and the 2024-11-05 HTTP+SSE transport).
+//
+// It speaks Streamable HTTP and stdio. Connect tells a server's era exactly
+// as the specification describes (basic/versioning, "Backward
+// Compatibility"); the raw Conn API sends requests exactly as given, so that
+// conformance checks can send deliberately malformed ones.
+//
+// It backs `mcpkit discover` and the public mcptest package. It is a client
+// for tools and tests, not a general-purpose SDK: it has no sampling,
+// elicitation or subscription support.
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Protocol versions this client speaks, newest first.
+const (
+	Version20260728 = "2026-07-28"
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+	Version20250326 = "2025-03-26"
+	Version20241105 = "2024-11-05"
+)
+
+// ModernVersions are the per-request-_meta revisions this client speaks,
+// newest first.
+var ModernVersions = []string{Version20260728}
+
+// LegacyVersions are the initialize-handshake revisions this client speaks,
+// newest first.
+var LegacyVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+
+// IsLegacy reports whether v is one of the legacy versions this client
+// knows.
+func IsLegacy(v string) bool { return slices.Contains(LegacyVersions, v) }
+
+// Reserved _meta keys of revision 2026-07-28.
+const (
+	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
+	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+)
+
+// MCP error codes that only a modern server sends (the codes the
+// specification allocates in its reserved range -32020..-32099).
+const (
+	CodeHeaderMismatch     = -32020
+	CodeMissingCapability  = -32021
+	CodeUnsupportedVersion = -32022
+)
+
+// IsModernError reports whether e is a recognized modern JSON-RPC error: one
+// of the error codes that revision 2026-07-28 defines. Any other error (a
+// -32601 or -32602 from a legacy server, say) says nothing about the era.
+func IsModernError(e *jsonrpc.Error) bool {
+	if e == nil {
+		return false
+	}
+	switch e.Code {
+	case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
+		return true
+	}
+	return false
+}
+
+// Implementation names a client or server. A server's is self-reported.
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// Request is one JSON-RPC request or notification as it goes on the wire.
+// Conn sends it as given; Session fills in _meta and headers.
+type Request struct {
+	Method string
+	// Params is the complete params object, _meta included, or nil.
+	Params json.RawMessage
+	// Header holds the HTTP headers to send besides Content-Type, Accept,
+	// the user's headers and, on a legacy session, Mcp-Session-Id. It is
+	// ignored on stdio.
+	Header http.Header
+}
+
+// Reply is what came back for one request.
+type Reply struct {
+	// Status is the HTTP status code; 0 on stdio.
+	Status int
+	// Header holds the HTTP response headers; nil on stdio.
+	Header http.Header
+	// Body is the raw response body on HTTP (at most 64 KiB of it), or the
+	// response line on stdio. It is kept for diagnostics.
+	Body []byte
+	// Msg is the JSON-RPC response, or nil when none could be read (an
+	// empty or non-JSON-RPC body).
+	Msg *jsonrpc.Message
+	// Notifications are the notifications that arrived with the response
+	// (on its SSE stream, or on stdio while it was pending).
+	Notifications [][]byte
+	// Latency is the time from sending the request to reading its
+	// response.
+	Latency time.Duration
+}
+
+// Result returns the JSON-RPC result, or nil.
+func (r *Reply) Result() json.RawMessage {
+	if r == nil || r.Msg == nil || r.Msg.Error != nil {
+		return nil
+	}
+	return r.Msg.Result
+}
+
+// RPCError returns the JSON-RPC error, or nil.
+func (r *Reply) RPCError() *jsonrpc.Error {
+	if r == nil || r.Msg == nil {
+		return nil
+	}
+	return r.Msg.Error
+}
+
+// Describe summarizes the reply in a few words for messages: the status,
+// and the JSON-RPC error or a sign of what the body was.
+func (r *Reply) Describe() string {
+	var parts []string
+	if r.Status != 0 {
+		parts = append(parts, fmt.Sprintf("HTTP %d", r.Status))
+	}
+	switch {
+	case r.Msg != nil && r.Msg.Error != nil:
+		parts = append(parts, fmt.Sprintf("error %d %q", r.Msg.Error.Code, truncate(r.Msg.Error.Message, 200)))
+	case r.Msg != nil:
+		parts = append(parts, "a result")
+	case len(bytes.TrimSpace(r.Body)) == 0:
+		parts = append(parts, "empty body")
+	default:
+		parts = append(parts, "body "+strconvQuote(truncate(string(r.Body), 80))+" (not a JSON-RPC response)")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TransportError is a failure to reach the server at all: a refused
+// connection, a failed process start, a broken pipe. It says nothing about
+// the server's protocol.
+type TransportError struct {
+	Op  string
+	Err error
+}
+
+func (e *TransportError) Error() string { return e.Op + ": " + e.Err.Error() }
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// ErrTimeout is returned when no response arrived in time.
+var ErrTimeout = errors.New("no response within the timeout")
+
+// ErrClosed is returned when the server closed the connection (or its
+// process exited) before responding.
+var ErrClosed = errors.New("the server closed the connection before responding")
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// parseMessage decodes one JSON-RPC message, returning nil if data is not
+// one.
+func parseMessage(data []byte) *jsonrpc.Message {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil
+	}
+	owned := bytes.Clone(data)
+	m, err := jsonrpc.Decode(owned)
+	if err != nil {
+		return nil
+	}
+	return &m
+}

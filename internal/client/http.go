@@ -1,0 +1,264 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// maxBody bounds a JSON response body; keepBody bounds what a Reply keeps
+// of it for diagnostics.
+const (
+	maxBody  = 16 << 20
+	keepBody = 64 << 10
+)
+
+// HTTPOptions configures an HTTPConn. The zero value is usable.
+type HTTPOptions struct {
+	// Header is sent with every request (authorization, say).
+	Header http.Header
+	// Client sends the requests. Default: a client of its own with no
+	// overall timeout (contexts bound each request).
+	Client *http.Client
+}
+
+// HTTPConn is a Streamable HTTP connection to one MCP endpoint: one POST
+// per message, the response read as JSON or as an SSE stream. It keeps a
+// legacy session id once SetSessionID was called.
+type HTTPConn struct {
+	url    string
+	client *http.Client
+	header http.Header
+	ids    ids
+
+	mu        sync.Mutex
+	sessionID string // legacy Mcp-Session-Id
+	version   string // legacy MCP-Protocol-Version after initialize
+}
+
+// DialHTTP returns a connection to the MCP endpoint at url. It does not
+// contact the server.
+func DialHTTP(url string, opts *HTTPOptions) *HTTPConn {
+	c := &HTTPConn{url: url}
+	if opts != nil {
+		c.header = opts.Header.Clone()
+		c.client = opts.Client
+	}
+	if c.client == nil {
+		c.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	return c
+}
+
+// URL returns the endpoint URL.
+func (c *HTTPConn) URL() string { return c.url }
+
+// Transport returns TransportHTTP.
+func (c *HTTPConn) Transport() string { return TransportHTTP }
+
+// setLegacy makes later requests carry the legacy session's headers:
+// Mcp-Session-Id (when the server assigned one) and MCP-Protocol-Version.
+func (c *HTTPConn) setLegacy(sessionID, version string) {
+	c.mu.Lock()
+	c.sessionID, c.version = sessionID, version
+	c.mu.Unlock()
+}
+
+// SessionID returns the legacy session id, or "".
+func (c *HTTPConn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionID
+}
+
+// RoundTrip implements Conn.
+func (c *HTTPConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
+	id := c.ids.next()
+	body := jsonrpc.AppendRequest(nil, id, req.Method, req.Params)
+	return c.post(ctx, id, body, req.Header)
+}
+
+// Notify implements Conn.
+func (c *HTTPConn) Notify(ctx context.Context, req *Request) (*Reply, error) {
+	body := jsonrpc.AppendNotification(nil, req.Method, req.Params)
+	return c.post(ctx, jsonrpc.ID{}, body, req.Header)
+}
+
+// PostRaw sends body as it is, for checks that need a malformed message.
+func (c *HTTPConn) PostRaw(ctx context.Context, body []byte, header http.Header) (*Reply, error) {
+	return c.post(ctx, jsonrpc.ID{}, body, header)
+}
+
+// Do sends an HTTP request with any method (a GET or DELETE for checks and
+// for ending a legacy session) and reads the reply as RoundTrip does.
+func (c *HTTPConn) Do(ctx context.Context, method string, header http.Header) (*Reply, error) {
+	hr, err := http.NewRequestWithContext(ctx, method, c.url, nil)
+	if err != nil {
+		return nil, &TransportError{Op: method + " " + c.url, Err: err}
+	}
+	c.setHeaders(hr, header)
+	if method == http.MethodGet {
+		hr.Header.Set("Accept", "text/event-stream")
+	}
+	start := time.Now()
+	resp, err := c.client.Do(hr)
+	if err != nil {
+		return nil, c.sendErr(ctx, hr, err)
+	}
+	defer resp.Body.Close()
+	r := &Reply{Status: resp.StatusCode, Header: resp.Header}
+	if isEventStream(resp.Header) {
+		// A standalone stream: do not wait on it.
+		r.Latency = time.Since(start)
+		return r, nil
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, keepBody))
+	r.Body = b
+	r.Msg = parseResponse(b, jsonrpc.ID{})
+	r.Latency = time.Since(start)
+	return r, nil
+}
+
+func (c *HTTPConn) setHeaders(hr *http.Request, extra http.Header) {
+	hr.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range c.header {
+		hr.Header[k] = append([]string(nil), v...)
+	}
+	c.mu.Lock()
+	sid, version := c.sessionID, c.version
+	c.mu.Unlock()
+	if sid != "" {
+		hr.Header.Set("Mcp-Session-Id", sid)
+	}
+	if version != "" {
+		hr.Header.Set("Mcp-Protocol-Version", version)
+	}
+	for k, v := range extra {
+		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+	}
+}
+
+func (c *HTTPConn) sendErr(ctx context.Context, hr *http.Request, err error) error {
+	if ctx.Err() != nil {
+		return ctxErr(ctx)
+	}
+	return &TransportError{Op: hr.Method + " " + c.url, Err: unwrapURLError(err)}
+}
+
+func unwrapURLError(err error) error {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) {
+		if inner := ue.Unwrap(); inner != nil {
+			return inner
+		}
+	}
+	return err
+}
+
+func (c *HTTPConn) post(ctx context.Context, id jsonrpc.ID, body []byte, header http.Header) (*Reply, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &TransportError{Op: "POST " + c.url, Err: err}
+	}
+	c.setHeaders(hr, header)
+	if hr.Header.Get("Content-Type") == "" {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	start := time.Now()
+	resp, err := c.client.Do(hr)
+	if err != nil {
+		return nil, c.sendErr(ctx, hr, err)
+	}
+	defer resp.Body.Close()
+	r := &Reply{Status: resp.StatusCode, Header: resp.Header}
+	if isEventStream(resp.Header) {
+		err = readSSEResponse(resp.Body, id, r)
+	} else {
+		var b []byte
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		r.Body = b
+		if len(r.Body) > keepBody {
+			r.Body = r.Body[:keepBody]
+		}
+		r.Msg = parseResponse(b, id)
+	}
+	r.Latency = time.Since(start)
+	if err != nil && r.Msg == nil && ctx.Err() != nil {
+		return r, ctxErr(ctx)
+	}
+	// Otherwise the status line arrived, so the server was reached: the
+	// Reply says what came back, a broken body included.
+	return r, nil
+}
+
+// parseResponse returns the JSON-RPC response in data if it answers id (or
+// has a null id, as errors the server could not attribute do).
+func parseResponse(data []byte, id jsonrpc.ID) *jsonrpc.Message {
+	m := parseMessage(data)
+	if m == nil || !m.IsResponse() {
+		return nil
+	}
+	if m.ID.IsValid() && id.IsValid() && !m.ID.Equal(id) {
+		return nil
+	}
+	return m
+}
+
+// readSSEResponse reads an SSE response stream until the response to id
+// arrives, collecting notifications on the way.
+func readSSEResponse(body io.Reader, id jsonrpc.ID, r *Reply) error {
+	sr := newSSEReader(body)
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		if len(r.Body) < keepBody {
+			r.Body = append(r.Body, ev.Data...)
+			r.Body = append(r.Body, '\n')
+		}
+		if ev.Name != "message" {
+			continue
+		}
+		m := parseMessage(ev.Data)
+		switch {
+		case m == nil:
+		case m.IsNotification():
+			r.Notifications = append(r.Notifications, bytes.Clone(ev.Data))
+		case m.IsResponse():
+			if !m.ID.IsValid() || !id.IsValid() || m.ID.Equal(id) {
+				r.Msg = m
+				r.Body = bytes.Clone(ev.Data)
+				return nil
+			}
+		}
+	}
+}
+
+func isEventStream(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && mt == "text/event-stream"
+}
+
+// Close implements Conn. It ends a legacy session with DELETE, as the
+// legacy revisions ask; the reply is ignored.
+func (c *HTTPConn) Close() error {
+	if c.SessionID() != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		c.Do(ctx, http.MethodDelete, nil)
+		c.setLegacy("", "")
+	}
+	c.client.CloseIdleConnections()
+	return nil
+}

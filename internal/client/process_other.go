@@ -1,0 +1,12 @@
+//go:build !unix
+
+package client
+
+import "os/exec"
+
+func setProcessGroup(cmd *exec.Cmd) {}
+
+// terminate ends the server process; there are no signals to ask with.
+func terminate(cmd *exec.Cmd) { cmd.Process.Kill() }
+
+func kill(cmd *exec.Cmd) { cmd.Process.Kill() }

@@ -1,0 +1,128 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Event is one Server-Sent Event.
+type Event struct {
+	// Name is the event type ("message" when the stream did not name one).
+	Name string
+	// Data is the event's data: its data lines joined with "\n".
+	Data []byte
+	// ID is the event's id field, if any.
+	ID string
+}
+
+// maxEventBytes bounds one event (and one line) of an SSE stream, so that a
+// misbehaving server cannot make the client buffer without limit.
+const maxEventBytes = 16 << 20
+
+var errEventTooLarge = errors.New("SSE event larger than 16 MiB")
+
+// sseReader reads events from a text/event-stream body, following the
+// WHATWG event-stream interpretation: lines end in CRLF, LF or CR; lines
+// starting with ':' are comments; a blank line dispatches the event; an
+// event without data is not dispatched.
+type sseReader struct {
+	r       *bufio.Reader
+	pendCR  bool // the previous line ended in a lone CR: skip one LF
+	started bool // the UTF-8 BOM check ran
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+}
+
+// readLine returns the next line without its terminator.
+func (s *sseReader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		b, err := s.r.ReadByte()
+		if err != nil {
+			if err == io.EOF && len(line) > 0 {
+				return line, nil // a final line without terminator
+			}
+			return nil, err
+		}
+		if s.pendCR {
+			s.pendCR = false
+			if b == '\n' {
+				continue
+			}
+		}
+		switch b {
+		case '\n':
+			return line, nil
+		case '\r':
+			s.pendCR = true
+			return line, nil
+		}
+		if len(line) >= maxEventBytes {
+			return nil, errEventTooLarge
+		}
+		line = append(line, b)
+	}
+}
+
+// Next returns the next event. It returns io.EOF at the end of the stream;
+// an event that was not terminated by a blank line is discarded, as the
+// specification requires.
+func (s *sseReader) Next() (Event, error) {
+	var (
+		ev      Event
+		data    []byte
+		hasData bool
+		size    int
+	)
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return Event{}, err
+		}
+		if !s.started {
+			s.started = true
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		if len(line) == 0 {
+			if !hasData {
+				ev = Event{ID: ev.ID}
+				continue
+			}
+			if ev.Name == "" {
+				ev.Name = "message"
+			}
+			ev.Data = data
+			return ev, nil
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			field, value = line[:i], line[i+1:]
+			value = bytes.TrimPrefix(value, []byte(" "))
+		}
+		size += len(value)
+		if size > maxEventBytes {
+			return Event{}, errEventTooLarge
+		}
+		switch string(field) {
+		case "event":
+			ev.Name = string(value)
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		case "id":
+			if bytes.IndexByte(value, 0) < 0 {
+				ev.ID = string(value)
+			}
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package mcptest_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcptest"
+)
+
+// exampleT stands in for the *testing.T a real test passes.
+type exampleT struct{ cleanups []func() }
+
+func (t *exampleT) Helper()                           {}
+func (t *exampleT) Cleanup(f func())                  { t.cleanups = append(t.cleanups, f) }
+func (t *exampleT) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (t *exampleT) Context() context.Context          { return context.Background() }
+func (t *exampleT) done() {
+	for _, f := range t.cleanups {
+		f()
+	}
+}
+
+type greetIn struct {
+	Name string `json:"name"`
+}
+
+func ExampleNewClient() {
+	t := &exampleT{} // in a test: the *testing.T
+	defer t.done()
+
+	s := mcp.NewServer(&mcp.ServerOptions{Name: "greeter", Version: "1.0.0"})
+	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "Greets someone."},
+		func(ctx context.Context, req *mcp.ToolRequest, in greetIn) (string, error) {
+			return "Hello, " + in.Name + "!", nil
+		})
+
+	c := mcptest.NewClient(t, s)
+	d, err := c.Discover()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.ServerInfo.Name, d.SupportedVersions)
+	res, err := c.CallTool("greet", map[string]any{"name": "Ada"})
+	fmt.Println(res.Text(), err)
+	// Output:
+	// greeter [2026-07-28]
+	// Hello, Ada! <nil>
+}
