@@ -7,8 +7,12 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/crypto v0.59.0
 	golang.org/x/text v0.44.0
 	golang.org/x/tools v0.52.0
 )
 
-require github.com/yosida95/uritemplate/v3 v3.0.2
+require (
+	github.com/yosida95/uritemplate/v3 v3.0.2
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -273,11 +273,7 @@ func (s *Server) hostAllowed(host string) bool {
 	if host == "" {
 		return true // HTTP/1.0 without Host
 	}
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "["), "]")
+	name := hostName(host)
 	for _, h := range s.opts.AllowedHosts {
 		if strings.EqualFold(h, name) {
 			return true
@@ -286,7 +282,26 @@ func (s *Server) hostAllowed(host string) bool {
 	return isLoopbackHost(name)
 }
 
+// hostName returns the host part of a Host header value (without port or
+// IPv6 brackets).
+func hostName(host string) string {
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, ']'); i > 0 {
+			return host[1:i]
+		}
+		return host
+	}
+	if i := strings.IndexByte(host, ':'); i >= 0 && strings.Count(host, ":") == 1 {
+		return host[:i]
+	}
+	return host
+}
+
 func isLoopbackHost(h string) bool {
+	switch h {
+	case "127.0.0.1", "localhost", "::1":
+		return true
+	}
 	if strings.EqualFold(h, "localhost") {
 		return true
 	}

@@ -39,6 +39,7 @@ type PromptArgument struct {
 // PromptRequest is a prompts/get request as its handler sees it.
 type PromptRequest struct {
 	requestBase
+	inputs
 	// Name is the prompt's name.
 	Name string
 	// Arguments holds the arguments sent, already checked against the
@@ -64,8 +65,9 @@ type PromptMessage struct {
 }
 
 // PromptHandler renders a prompt. A *Error it returns is sent as it is;
-// any other error becomes an internal error (-32603) whose details are
-// logged, not sent.
+// an *InputRequired (from req.Elicit, Sample or ListRoots) becomes an
+// input_required result; any other error becomes an internal error
+// (-32603) whose details are logged, not sent.
 type PromptHandler func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error)
 
 type promptEntry struct {
@@ -252,10 +254,16 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 		return nil, err
 	}
 	req := &PromptRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: args}
+	if err := x.openRound(&req.rd, info); err != nil {
+		return nil, err
+	}
 	res, err := p.handler(ctx, req)
 	if err != nil {
 		if _, ok := asError(err); !ok && ctx.Err() != nil {
 			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		}
+		if _, ok := asError(err); !ok && isInputRequired(err) {
+			return x.appendInputRequired(dst, &req.rd)
 		}
 		return nil, fmt.Errorf("prompt %q: %w", name, err)
 	}

@@ -67,6 +67,7 @@ type ResourceTemplate struct {
 // ResourceRequest is a resources/read request as its handler sees it.
 type ResourceRequest struct {
 	requestBase
+	inputs
 	// URI is the URI being read.
 	URI string
 	// Template is the URI template the URI matched, or "" when a static
@@ -93,8 +94,10 @@ type ReadResourceResult struct {
 
 // ResourceHandler reads a resource. Returning ResourceNotFound (or a nil
 // result, or one without contents) answers that the resource does not
-// exist; another *Error is sent as it is; any other error becomes an
-// internal error (-32603) whose details are logged, not sent.
+// exist; another *Error is sent as it is; an *InputRequired (from
+// req.Elicit, Sample or ListRoots) becomes an input_required result; any
+// other error becomes an internal error (-32603) whose details are logged,
+// not sent.
 type ResourceHandler func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error)
 
 // ResourceNotFound returns the error for a resource that does not exist:
@@ -301,10 +304,16 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 		return nil, err
 	}
 	req.requestBase = requestBase{x: x, Info: info}
+	if err := x.openRound(&req.rd, info); err != nil {
+		return nil, err
+	}
 	res, err := handler(ctx, req)
 	if err != nil {
 		if _, ok := asError(err); !ok && ctx.Err() != nil {
 			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		}
+		if _, ok := asError(err); !ok && isInputRequired(err) {
+			return x.appendInputRequired(dst, &req.rd)
 		}
 		return nil, fmt.Errorf("reading resource %q: %w", uri, err)
 	}

@@ -8,6 +8,13 @@
 // argument completion for prompts and templates, and serves them over
 // Streamable HTTP (it is an http.Handler) or over stdio (ServeStdio). One
 // Server value serves any number of concurrent requests.
+//
+// The handlers of tools, prompts and resources can ask the client for input
+// (elicitation, sampling, roots) with the Elicit, Sample and ListRoots
+// methods of their requests: the server answers input_required, the client
+// retries with the answers, and the handler runs again. The state that
+// travels with the retry is sealed with ServerOptions.StateKeys, which every
+// replica must share.
 package mcp
 
 import (
@@ -72,6 +79,18 @@ type ServerOptions struct {
 	// extension identifier; a nil value is sent as {}.
 	Extensions map[string]any
 
+	// StateKeys are the secrets that seal the requestState of
+	// input_required results (see docs/mrtr.md): each at least
+	// MinStateKeyLen random bytes. The first seals; all of them open, so a
+	// key is rotated by putting a new one first and keeping the old one
+	// until StateTTL has passed. Every replica behind a load balancer needs
+	// the same keys. When empty, the keys come from the MCPKIT_STATE_KEYS
+	// environment variable (see ParseStateKeys), and failing that from a
+	// random per-process key, with a warning in the log.
+	StateKeys [][]byte
+	// StateTTL is how long a requestState stays valid. Default 10 minutes.
+	StateTTL time.Duration
+
 	// Auth, when set, makes the server an OAuth 2.1 protected resource on
 	// Streamable HTTP: requests need a bearer token that Auth.Verifier
 	// accepts, and Protected Resource Metadata tells clients where to get
@@ -127,6 +146,7 @@ type Server struct {
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
+	state sealer // requestState sealing (state.go)
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -176,6 +196,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
 	s.initAuth()
 
+	s.initState()
 	s.reg.init()
 	return s
 }

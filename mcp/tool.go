@@ -74,6 +74,7 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 // ToolRequest is a tools/call request as its handler sees it.
 type ToolRequest struct {
 	requestBase
+	inputs
 	// Name is the tool's name.
 	Name string
 	// Arguments is the raw arguments object ({} when the call had none).
@@ -326,10 +327,16 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		res = errorResult("Invalid arguments for tool " + name + ": " + verr.Error())
 	} else {
 		req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+		if err := x.openRound(&req.rd, info); err != nil {
+			return nil, err
+		}
 		res, err = t.handler(ctx, req)
 		if err != nil {
 			if _, ok := asError(err); ok {
 				return nil, err
+			}
+			if isInputRequired(err) {
+				return x.appendInputRequired(dst, &req.rd)
 			}
 			if ctx.Err() != nil {
 				return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}

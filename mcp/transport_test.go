@@ -203,3 +203,14 @@ func TestHandlerPanicBecomesInternalError(t *testing.T) {
 		t.Fatalf("stdout = %s", got)
 	}
 }
+
+func TestHostName(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:8080": "127.0.0.1", "localhost": "localhost", "[::1]:9": "::1", "[::1]": "::1",
+		"::1": "::1", "example.com:443": "example.com", "Example.COM": "Example.COM",
+	} {
+		if got := mcp.HostNameForTest(in); got != want {
+			t.Errorf("hostName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -79,6 +79,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
+	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
 	var auth authFlags
 	auth.register(fs)
 	fs.Usage = func() {
@@ -93,6 +94,12 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := &mcp.ServerOptions{Logger: log}
+	keys, err := stateKeys(*keyFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: state keys: %v\n", err)
+		return 2
+	}
+	opts.StateKeys = keys
 
 	if *stdio {
 		if auth.any() {
@@ -156,4 +163,29 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return 1
 	}
 	return 0
+}
+
+// stateKeys reads the requestState keys from file, or from the
+// environment when file is empty (nil when neither has any).
+func stateKeys(file string) ([][]byte, error) {
+	if file == "" {
+		v := os.Getenv(mcp.StateKeysEnv)
+		if strings.TrimSpace(v) == "" {
+			return nil, nil
+		}
+		keys, err := mcp.ParseStateKeys(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mcp.StateKeysEnv, err)
+		}
+		return keys, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := mcp.ParseStateKeys(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return keys, nil
 }

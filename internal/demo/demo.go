@@ -87,6 +87,7 @@ func AddTools(s *mcp.Server) {
 			req.Log(mcp.LevelInfo, "demo", "test_logging_tool ran")
 			return "Logged (if the request asked for logs).", nil
 		})
+	addInputTools(s)
 }
 
 type errorString string

@@ -184,8 +184,9 @@ const about = `# mcpkit demo server
 This server shows what an mcpkit server can do:
 
 - **Tools**: echo, shout, coin_flip, dice_roll, evaluate, countdown (with
-  progress), time_now, word_count, and the test_* fixtures of the MCP
-  conformance suite.
+  progress), time_now, word_count, note and clear_notes (asks you to
+  confirm, by elicitation), summarize (asks the client's model, by
+  sampling), and the test_* fixtures of the MCP conformance suite.
 - **Resources**: this page, demo://times-table/{n}, and test://... fixtures.
 - **Prompts**: code_review, and the test_* fixtures.
 `

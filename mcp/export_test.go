@@ -1,0 +1,4 @@
+package mcp
+
+// HostNameForTest exposes hostName to the external tests.
+var HostNameForTest = hostName
