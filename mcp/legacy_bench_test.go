@@ -1,42 +1,31 @@
-package mcp_test
+package mcp
 
 import (
 	"bytes"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 )
 
-var legacyEchoBody = []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
-
-// BenchmarkLegacyToolsCallHTTP measures a tools/call of a 2025-11-25
-// session on Streamable HTTP, next to BenchmarkToolsCallHTTP's modern one.
-func BenchmarkLegacyToolsCallHTTP(b *testing.B) {
-	s := benchServer()
-	init := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)))
-	init.Header.Set("Content-Type", "application/json")
-	iw := httptest.NewRecorder()
-	s.ServeHTTP(iw, init)
-	sid := iw.Header().Get("Mcp-Session-Id")
+// BenchmarkLegacyToolsCall calls the echo tool in a 2025-11-25 session over
+// in-process Streamable HTTP. Compare with BenchmarkToolsCall, the same call
+// by a modern client.
+func BenchmarkLegacyToolsCall(b *testing.B) {
+	s := echoServer()
+	init := newInProcessHTTP(b, s, "", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	init.do()
+	sid := init.w.h.Get("Mcp-Session-Id")
 	if sid == "" {
-		b.Fatalf("initialize: %d %s", iw.Code, iw.Body)
+		b.Fatalf("initialize: status %d, body %s", init.w.status, init.w.body)
 	}
-	rw := &rewinder{bytes.NewReader(legacyEchoBody)}
-	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
-	r.Body = rw
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	r.Header.Set("Mcp-Session-Id", sid)
-	w := &discardWriter{h: http.Header{}}
+	p := newInProcessHTTP(b, s, "", "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+	p.req.Header.Del("Mcp-Method")
+	p.req.Header.Set("Mcp-Protocol-Version", LegacyVersion)
+	p.req.Header.Set("Mcp-Session-Id", sid)
+	p.do()
+	if p.w.status != 200 || !bytes.Contains(p.w.body, []byte(`"text":"hello"`)) {
+		b.Fatalf("status %d, body %s", p.w.status, p.w.body)
+	}
 	b.ReportAllocs()
-	b.SetBytes(int64(len(legacyEchoBody)))
 	for b.Loop() {
-		rw.Reset(legacyEchoBody)
-		w.reset()
-		s.ServeHTTP(w, r)
-		if w.code != http.StatusOK {
-			b.Fatalf("status %d", w.code)
-		}
+		p.do()
 	}
 }
