@@ -12,14 +12,94 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// legacyInvoke runs a method handler for a legacy exchange.
+// maxLegacyRounds bounds how often a handler may ask a legacy client for
+// input within one request (a handler that asks step by step, or asks
+// again after an answer that did not fit).
+const maxLegacyRounds = 16
+
+// legacyRound is what appendInputRequired returns, as an error, for a
+// legacy exchange instead of encoding an input_required result: the input
+// requests to put to the client, and the sealed state that carries the
+// answers used so far into the next run of the handler.
+type legacyRound struct {
+	inputs []legacyInput
+	state  string
+}
+
+func (r *legacyRound) Error() string { return "mcp: input required from a legacy client" }
+
+// legacyRoundOf builds the legacyRound of rd (whose mutex the caller holds)
+// with its sealed state.
+func legacyRoundOf(rd *round, state string) *legacyRound {
+	lr := &legacyRound{state: state, inputs: make([]legacyInput, len(rd.pending))}
+	for i, p := range rd.pending {
+		lr.inputs[i] = legacyInput{key: p.key, method: inputMethodName(p.method), params: p.params}
+	}
+	return lr
+}
+
+// legacyInvoke runs a method handler for a legacy exchange. When the
+// handler needs input from the client, it puts the input requests to the
+// client as real requests, waits for the answers, and runs the handler
+// again with them, as a modern client's retry would, until the handler
+// completes. A failure to get the answers (the client's error, the
+// timeout, the end of the session) ends a tools/call with an isError
+// result that says what happened, and other methods with -32603.
 func (s *Server) legacyInvoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
-	return x.run(ctx, h, dst)
+	params := x.params
+	if hasInputMembers(params) {
+		// Not part of any legacy revision: a legacy client cannot answer
+		// ahead of being asked.
+		params = withInputResponses(params, nil, "")
+		x.params = params
+	}
+	for rounds := 1; ; rounds++ {
+		out, err := x.run(ctx, h, dst)
+		var lr *legacyRound
+		if err == nil || !errors.As(err, &lr) {
+			return out, err
+		}
+		if rounds == maxLegacyRounds {
+			return legacyInputFailed(x, dst, errors.New("the handler asked for input more than "+strconv.Itoa(maxLegacyRounds)+" times"))
+		}
+		var answers map[string]json.RawMessage
+		if len(lr.inputs) > 0 {
+			if answers, err = x.askClient(ctx, lr.inputs); err != nil {
+				return legacyInputFailed(x, dst, err)
+			}
+		}
+		x.params = withInputResponses(params, answers, lr.state)
+	}
+}
+
+// hasInputMembers reports whether params carry inputResponses or
+// requestState.
+func hasInputMembers(params []byte) bool {
+	if _, ok := jsonscan.Lookup(params, "inputResponses"); ok {
+		return true
+	}
+	_, ok := jsonscan.Lookup(params, "requestState")
+	return ok
+}
+
+// legacyInputFailed ends a legacy request whose input could not be had.
+func legacyInputFailed(x *exchange, dst []byte, err error) ([]byte, error) {
+	x.s.log.Debug("mcp: no input from the legacy client", "method", x.method, "err", err)
+	msg := "Could not get the input this request needs from the client: " + err.Error()
+	if x.method != "tools/call" {
+		return nil, &Error{Code: CodeInternalError, Message: msg, Err: err}
+	}
+	body, merr := json.Marshal(errorResult(msg))
+	if merr != nil {
+		return nil, merr
+	}
+	return x.appendResult(dst, resultComplete, false, body, nil), nil
 }
 
 // sessionNotifier is a Notifier that knows the legacy session of its
@@ -143,9 +223,9 @@ func (x *exchange) sendToClient(msg []byte) {
 }
 
 // withInputResponses returns params with inputResponses set to answers
-// and requestState to state (omitted when empty), replacing any the
-// client sent: how a legacy request is re-invoked after the server asked
-// its client for input.
+// (omitted when nil) and requestState to state (omitted when empty),
+// replacing any the client sent: how a legacy request is re-invoked after
+// the server asked its client for input.
 func withInputResponses(params []byte, answers map[string]json.RawMessage, state string) []byte {
 	out := []byte{'{'}
 	n := 0
@@ -164,6 +244,16 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 			out = append(out, m.Value...)
 			n++
 		}
+	}
+	if answers == nil {
+		if state != "" {
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, `"requestState":`...)
+			out = jsonrpc.AppendString(out, state)
+		}
+		return append(out, '}')
 	}
 	if n > 0 {
 		out = append(out, ',')

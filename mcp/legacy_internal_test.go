@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,16 @@ type legacyClient struct {
 
 func newLegacyHTTP(t *testing.T, s *Server) *legacyClient {
 	t.Helper()
+	return newLegacyHTTPCaps(t, s, `{"roots":{},"elicitation":{}}`)
+}
+
+// newLegacyHTTPCaps opens a session that declares the capabilities caps.
+func newLegacyHTTPCaps(t *testing.T, s *Server, caps string) *legacyClient {
+	t.Helper()
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	c := &legacyClient{t: t, url: ts.URL}
-	resp := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{},"elicitation":{}},"clientInfo":{"name":"test","version":"1"}}}`)
+	resp := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"test","version":"1"}}}`)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	c.session = resp.Header.Get("Mcp-Session-Id")
@@ -463,5 +470,164 @@ func TestAppendLegacyResult(t *testing.T) {
 		if got := string(appendLegacyResult(nil, []byte(tt.in))); got != tt.want {
 			t.Errorf("appendLegacyResult(%s) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// callAnswering posts a tools/call in the session and answers every request
+// the server sends on the stream with answer(method, params) (a complete
+// JSON-RPC response given the request id), until the call's response; it
+// returns the result and the methods the server asked, in order.
+func (c *legacyClient) callAnswering(t *testing.T, body string, answer func(id json.RawMessage, method string, params json.RawMessage) string) (json.RawMessage, []string) {
+	t.Helper()
+	resp := c.post(body)
+	defer resp.Body.Close()
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var m rpcMessage
+		json.NewDecoder(resp.Body).Decode(&m)
+		return m.Result, nil
+	}
+	events := readEvents(resp.Body)
+	var asked []string
+	for {
+		ev := next(t, events)
+		if ev.data == "" {
+			continue // priming
+		}
+		m := decodeEvent(t, ev)
+		switch {
+		case m.Method != "" && len(m.ID) > 0:
+			asked = append(asked, m.Method)
+			go c.postAccepted(answer(m.ID, m.Method, m.Params))
+		case m.Method != "":
+			// a notification
+		default:
+			if m.Error != nil {
+				t.Fatalf("error response: %s", m.Error)
+			}
+			return m.Result, asked
+		}
+	}
+}
+
+// TestLegacyInputBridge: handlers written against the input API (Elicit,
+// Sample, ListRoots) serve a legacy client: the library sends the client
+// real requests, all of a round at once, runs the handler again with the
+// answers, round after round, and turns a client's error into an isError
+// result.
+func TestLegacyInputBridge(t *testing.T) {
+	s := NewServer(nil)
+	form := json.RawMessage(`{"type":"object","properties":{"v":{"type":"string"}},"required":["v"]}`)
+	ask := func(req *ToolRequest, key string) (string, error) {
+		r, err := req.Elicit(key, &ElicitParams{Message: "Value for " + key + "?", RequestedSchema: form})
+		if err != nil {
+			return "", err
+		}
+		if !r.Accepted() {
+			return string(r.Action), nil
+		}
+		return r.Content["v"].(string), nil
+	}
+	AddTool(s, &Tool{Name: "three", Description: "Asks for three inputs in one round."},
+		func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+			v, err1 := ask(req, "v")
+			m, err2 := req.Sample("m", &CreateMessageParams{Messages: []SamplingMessage{{Role: RoleUser, Content: []Content{&TextContent{Text: "hi"}}}}, MaxTokens: 5})
+			r, err3 := req.ListRoots("r")
+			if err := errors.Join(err1, err2, err3); err != nil {
+				return "", err
+			}
+			return v + " " + m.Text() + " " + r.Roots[0].URI, nil
+		})
+	AddTool(s, &Tool{Name: "steps", Description: "Asks twice, one after the other."},
+		func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+			a, err := ask(req, "first")
+			if err != nil {
+				return "", err
+			}
+			b, err := ask(req, "second")
+			if err != nil {
+				return "", err
+			}
+			return a + "+" + b, nil
+		})
+	c := newLegacyHTTP(t, s)
+	c.postAccepted(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	tests := []struct {
+		name      string
+		tool      string
+		answer    func(id json.RawMessage, method string, params json.RawMessage) string
+		wantText  string
+		wantAsked []string
+		isError   bool
+	}{
+		{
+			name: "steps",
+			tool: "steps",
+			answer: func(id json.RawMessage, method string, params json.RawMessage) string {
+				v := "one"
+				if strings.Contains(string(params), "second") {
+					v = "two"
+				}
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"v":"` + v + `"}}}`
+			},
+			wantText:  "one+two",
+			wantAsked: []string{"elicitation/create", "elicitation/create"},
+		},
+		{
+			name: "declined",
+			tool: "steps",
+			answer: func(id json.RawMessage, method string, params json.RawMessage) string {
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"decline"}}`
+			},
+			wantText:  "decline+decline",
+			wantAsked: []string{"elicitation/create", "elicitation/create"},
+		},
+		{
+			name: "client error",
+			tool: "steps",
+			answer: func(id json.RawMessage, method string, params json.RawMessage) string {
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32601,"message":"no UI"}}`
+			},
+			wantText:  "Could not get the input this request needs from the client: the client answered elicitation/create with error -32601: no UI",
+			wantAsked: []string{"elicitation/create"},
+			isError:   true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, asked := c.callAnswering(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tt.tool+`"}}`, tt.answer)
+			var r struct {
+				Content []struct{ Text string }
+				IsError bool
+			}
+			if err := json.Unmarshal(res, &r); err != nil || len(r.Content) == 0 {
+				t.Fatalf("result %s: %v", res, err)
+			}
+			if r.Content[0].Text != tt.wantText || r.IsError != tt.isError {
+				t.Errorf("result %q (isError %v), want %q (isError %v)", r.Content[0].Text, r.IsError, tt.wantText, tt.isError)
+			}
+			if diff := cmp.Diff(tt.wantAsked, asked); diff != "" {
+				t.Errorf("requests to the client (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// A client that declared sampling, elicitation and roots gets all three
+	// requests of one round at once.
+	full := newLegacyHTTPCaps(t, s, `{"roots":{},"elicitation":{},"sampling":{}}`)
+	res, asked := full.callAnswering(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"three"}}`,
+		func(id json.RawMessage, method string, params json.RawMessage) string {
+			result := map[string]string{
+				"elicitation/create":     `{"action":"accept","content":{"v":"x"}}`,
+				"sampling/createMessage": `{"role":"assistant","content":{"type":"text","text":"y"},"model":"m"}`,
+				"roots/list":             `{"roots":[{"uri":"file:///z"}]}`,
+			}[method]
+			return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + result + `}`
+		})
+	slices.Sort(asked)
+	if diff := cmp.Diff([]string{"elicitation/create", "roots/list", "sampling/createMessage"}, asked); diff != "" {
+		t.Errorf("requests to the client (-want +got):\n%s", diff)
+	}
+	if want := `{"content":[{"type":"text","text":"x y file:///z"}]}`; string(res) != want {
+		t.Errorf("result %s, want %s", res, want)
 	}
 }
