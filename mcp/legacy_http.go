@@ -152,7 +152,9 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []by
 	st := ss.newStream()
 	c := newSSEConn(w, acceptsSSE(r.Header["Accept"]))
 	st.attach(c, -1)
-	header := r.Header.Clone()
+	// The handler may outlive ServeHTTP; it only reads the request's
+	// header map, which net/http does not reuse.
+	header := r.Header
 	go func() {
 		defer func() {
 			stop()
@@ -342,7 +344,7 @@ type sseEvent struct {
 // sseConn is one HTTP response that carries an sseStream.
 type sseConn struct {
 	w        http.ResponseWriter
-	rc       *http.ResponseController
+	rc       *http.ResponseController // made when the response becomes a stream
 	allowSSE bool
 	sse      bool // the SSE header is written
 	failed   bool
@@ -352,7 +354,7 @@ type sseConn struct {
 }
 
 func newSSEConn(w http.ResponseWriter, allowSSE bool) *sseConn {
-	return &sseConn{w: w, rc: http.NewResponseController(w), allowSSE: allowSSE, closed: make(chan struct{})}
+	return &sseConn{w: w, allowSSE: allowSSE, closed: make(chan struct{})}
 }
 
 // sseWriteTimeout bounds one write to a client, so that a client that
@@ -363,6 +365,7 @@ var sseWriteTimeout = 10 * time.Second
 func (c *sseConn) close() { c.once.Do(func() { close(c.closed) }) }
 
 func (c *sseConn) startSSE() {
+	c.rc = http.NewResponseController(c.w)
 	hd := c.w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-cache")
@@ -410,7 +413,7 @@ func (st *sseStream) primes() bool {
 // priming event (an id, the retry delay and empty data) for clients that
 // expect one. Callers hold st.mu.
 func (st *sseStream) beginSSE(c *sseConn) {
-	c.startSSE()
+	st.openSSE(c)
 	if st.primes() {
 		b := []byte("id: ")
 		b = strconv.AppendInt(b, st.num, 10)
@@ -445,7 +448,7 @@ func (st *sseStream) attach(c *sseConn, after int64) {
 		st.beginSSE(c) // a fresh GET stream: primed
 		return
 	}
-	c.startSSE() // a resumption: the client has an id already
+	st.openSSE(c) // a resumption: the client has an id already
 	for _, ev := range st.events {
 		if ev.seq > after && !c.writeEvent(st.num, ev.seq, ev.data) {
 			break
@@ -459,30 +462,46 @@ func (st *sseStream) attach(c *sseConn, after int64) {
 }
 
 // hold keeps the HTTP handler of connection c alive until the server is
-// done with it or the client goes away, sending keep-alive comments
-// meanwhile (which also keep the session from idling out).
+// done with it or the client goes away.
 func (st *sseStream) hold(rctx context.Context, c *sseConn) {
 	defer st.sess.ended()
+	select {
+	case <-c.closed:
+		if c.sse {
+			// Give net/http's end of the stream a fresh deadline.
+			c.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+		}
+	case <-rctx.Done():
+		st.detach(c)
+	}
+}
+
+// openSSE writes the SSE header on c and starts its keep-alive comments.
+// Callers hold st.mu.
+func (st *sseStream) openSSE(c *sseConn) {
+	c.startSSE()
+	go st.keepAlive(c)
+}
+
+// keepAlive sends a comment on connection c now and then while it carries
+// the stream; it also keeps the session from idling out.
+func (st *sseStream) keepAlive(c *sseConn) {
 	t := time.NewTicker(keepAliveInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-c.closed:
-			// Give net/http's end of the response a fresh deadline.
-			c.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-			return
-		case <-rctx.Done():
-			st.detach(c)
 			return
 		case <-t.C:
 			st.mu.Lock()
-			if st.conn == c && c.sse && !c.write([]byte(":\n\n")) {
+			if st.conn == c && !c.write([]byte(":\n\n")) {
 				st.conn = nil
 				c.close()
 			}
 			st.mu.Unlock()
 			if ss := st.sess; ss.id != "" && ss.srv.legacy != nil {
-				ss.srv.legacy.sessions.store.Load(rctx, ss.id) // renew
+				ss.srv.legacy.sessions.store.Load(context.Background(), ss.id) // renew
+				ss.touch()
 			}
 		}
 	}
