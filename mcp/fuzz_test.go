@@ -13,7 +13,9 @@ import (
 )
 
 func fuzzServer() *Server {
-	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1"})
+	// Listen off: a valid subscriptions/listen would hold ServeHTTP for as
+	// long as its stream is open (FuzzListenParams covers listen).
+	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1", MaxSubscriptions: -1})
 	type in struct {
 		Text string `json:"text"`
 	}

@@ -46,6 +46,12 @@ type Notifier interface {
 // dst, returning it with the HTTP status that the response travels with on
 // Streamable HTTP. It is the single seam where every transport meets the
 // protocol; ctx is cancelled when the client goes away. n may be nil.
+//
+// A subscriptions/listen request stays in Handle for as long as its stream
+// is open, sending its notifications through n. In one case Handle appends
+// nothing and returns status 0: when the server drops a listen stream
+// whose client reads too slowly; the transport then ends the stream
+// without a response, which tells the client to reconnect.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
 	msg := in.Message
 	if in.session != nil {
@@ -78,6 +84,9 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	out, err := x.run(ctx, h, dst)
 	x.finish()
 	if err != nil {
+		if err == errNoResponse {
+			return dst[:mark], 0
+		}
 		e, ok := asError(err)
 		if !ok {
 			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
@@ -119,6 +128,7 @@ func init() {
 		"prompts/list":             handlePromptsList,
 		"prompts/get":              handlePromptsGet,
 		"completion/complete":      handleComplete,
+		"subscriptions/listen":     handleListen,
 	}
 }
 

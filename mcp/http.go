@@ -76,7 +76,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.getBuf()
 	defer s.putBuf(out)
-	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"])}
+	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"]), keepAlive: s.keepAlive}
 	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header, Principal: principal}, sink)
 	*out = resp[:0]
 	sink.finish(resp, status)
@@ -86,19 +86,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Until the first notification the response is undecided; the final
 // response is then written as plain JSON or as the last SSE event.
 type httpSink struct {
-	w        http.ResponseWriter
-	allowSSE bool
+	w         http.ResponseWriter
+	allowSSE  bool
+	keepAlive time.Duration // <= 0: no keep-alive comments
 
 	mu      sync.Mutex
 	sse     bool
 	done    bool
 	failed  bool
-	stopKA  chan struct{}
+	ka      *time.Timer
 	scratch []byte
 }
-
-// keepAliveInterval is how often an idle SSE response gets a comment line.
-var keepAliveInterval = 15 * time.Second
 
 func (h *httpSink) Notify(msg []byte) {
 	h.mu.Lock()
@@ -110,8 +108,21 @@ func (h *httpSink) Notify(msg []byte) {
 		h.startSSE()
 	}
 	h.writeEvent(msg)
+	if h.ka != nil {
+		h.ka.Reset(h.keepAlive)
+	}
 }
 
+// streams reports whether notifications reach the client at all.
+func (h *httpSink) streams() bool { return h.allowSSE }
+
+// abort makes a write stuck on a client that stopped reading fail at once,
+// and every later write too. The handler then ends the response.
+func (h *httpSink) abort() {
+	http.NewResponseController(h.w).SetWriteDeadline(time.Now())
+}
+
+// startSSE switches the response to an SSE stream. Callers hold h.mu.
 func (h *httpSink) startSSE() {
 	hd := h.w.Header()
 	hd.Set("Content-Type", "text/event-stream")
@@ -119,28 +130,29 @@ func (h *httpSink) startSSE() {
 	hd.Set("X-Accel-Buffering", "no")
 	h.w.WriteHeader(http.StatusOK)
 	h.sse = true
-	h.stopKA = make(chan struct{})
-	go h.keepAlive(h.stopKA)
+	if h.keepAlive > 0 {
+		// A timer rather than a goroutine per stream: idle streams cost
+		// no stack. Every event pushes the next comment back.
+		h.ka = time.AfterFunc(h.keepAlive, h.ping)
+	}
 }
 
-func (h *httpSink) keepAlive(stop chan struct{}) {
-	t := time.NewTicker(keepAliveInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			h.mu.Lock()
-			if !h.done && !h.failed {
-				if _, err := io.WriteString(h.w, ":\n\n"); err != nil {
-					h.failed = true
-				}
-				http.NewResponseController(h.w).Flush()
-			}
-			h.mu.Unlock()
-		}
+// ping writes a keep-alive comment and schedules the next one.
+func (h *httpSink) ping() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done || h.failed {
+		return
 	}
+	if _, err := io.WriteString(h.w, ":\n\n"); err != nil {
+		h.failed = true
+		return
+	}
+	if err := http.NewResponseController(h.w).Flush(); err != nil {
+		h.failed = true
+		return
+	}
+	h.ka.Reset(h.keepAlive)
 }
 
 // writeEvent writes one SSE event holding msg. Callers hold h.mu.
@@ -158,18 +170,25 @@ func (h *httpSink) writeEvent(msg []byte) {
 	}
 }
 
-// finish writes the final response.
+// finish writes the final response. An empty resp (status 0) ends an SSE
+// stream without a response.
 func (h *httpSink) finish(resp []byte, status int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.done = true
-	if h.stopKA != nil {
-		close(h.stopKA)
+	if h.ka != nil {
+		h.ka.Stop()
 	}
 	if h.sse {
-		if !h.failed {
+		if !h.failed && len(resp) > 0 {
 			h.writeEvent(resp)
 		}
+		return
+	}
+	if len(resp) == 0 {
+		// Not reached: only a listen stream, which is SSE by then, ends
+		// without a response.
+		writeHTTPError(h.w, jsonrpc.ID{}, &Error{Code: CodeInternalError, Message: "Internal error"})
 		return
 	}
 	hd := h.w.Header()

@@ -80,9 +80,7 @@ const primingVersion = "2025-11-25"
 type legacyEra struct {
 	sessions      *sessions
 	clientTimeout time.Duration
-
-	mu           sync.Mutex
-	pendingLists []string // list families changed, to notify (notifyListChanged)
+	busOnce       sync.Once // subscribeBus
 }
 
 // initLegacy enables the legacy era; called by NewServer unless ModernOnly.
@@ -443,50 +441,31 @@ func appendLegacyResult(dst, result []byte) []byte {
 	return append(dst, '}')
 }
 
-// notifyListChanged sends notifications/<family>/list_changed to every
-// initialized legacy session (family is "tools", "prompts" or "resources").
-// Changes within listChangedDelay are sent once per family, so registering
-// many items sends one notification. It never blocks on a client.
-func (s *Server) notifyListChanged(family string) {
-	l := s.legacy
-	if l == nil || !l.sessions.any() {
+// deliverChange tells the legacy sessions of this process about a change
+// published on the server's Bus (by a registration here, or on another
+// replica with a distributed Bus): list changes go to every initialized
+// session, a resource update to the sessions subscribed to its URI. It
+// returns at once (Bus subscribers must): the sessions are written to on
+// another goroutine.
+func (l *legacyEra) deliverChange(c Change) {
+	method := c.Kind.String()
+	if method == "" {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !slices.Contains(l.pendingLists, family) {
-		l.pendingLists = append(l.pendingLists, family)
+	var params []byte
+	want := func(ss *session, st *SessionState) bool { return true }
+	if c.Kind == ResourceUpdated {
+		params = append(jsonrpc.AppendString([]byte(`{"uri":`), c.URI), '}')
+		want = func(ss *session, st *SessionState) bool { return slices.Contains(st.Subscriptions, c.URI) }
 	}
-	if len(l.pendingLists) == 1 {
-		time.AfterFunc(listChangedDelay, func() {
-			l.mu.Lock()
-			families := l.pendingLists
-			l.pendingLists = nil
-			l.mu.Unlock()
-			for _, f := range families {
-				msg := jsonrpc.AppendNotification(nil, "notifications/"+f+"/list_changed", nil)
-				l.sessions.broadcast(func(ss *session, st *SessionState) bool { return true }, msg)
-			}
-		})
-	}
+	msg := jsonrpc.AppendNotification(nil, method, params)
+	go l.sessions.broadcast(want, msg)
 }
 
-// listChangedDelay is how long notifyListChanged waits for more changes.
-var listChangedDelay = 10 * time.Millisecond
-
-// notifyResourceUpdated sends notifications/resources/updated to the legacy
-// sessions subscribed to uri.
-func (s *Server) notifyResourceUpdated(uri string) {
-	if s.legacy == nil {
-		return
-	}
-	p := []byte(`{"uri":`)
-	p = jsonrpc.AppendString(p, uri)
-	p = append(p, '}')
-	msg := jsonrpc.AppendNotification(nil, "notifications/resources/updated", p)
-	go s.legacy.sessions.broadcast(func(ss *session, st *SessionState) bool {
-		return slices.Contains(st.Subscriptions, uri)
-	}, msg)
+// subscribeBus subscribes the legacy era to the server's Bus, once, when
+// the first legacy session opens.
+func (l *legacyEra) subscribeBus(s *Server) {
+	l.busOnce.Do(func() { s.bus.Subscribe(l.deliverChange) })
 }
 
 // CloseSSEStream asks a legacy Streamable HTTP client (revision 2025-11-25)

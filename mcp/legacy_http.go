@@ -483,10 +483,16 @@ func (st *sseStream) openSSE(c *sseConn) {
 	go st.keepAlive(c)
 }
 
-// keepAlive sends a comment on connection c now and then while it carries
-// the stream; it also keeps the session from idling out.
+// keepAlive sends a comment on connection c every ServerOptions.KeepAlive
+// while it carries the stream; it also keeps the session from idling out
+// (every 15 s when KeepAlive turns the comments off).
 func (st *sseStream) keepAlive(c *sseConn) {
-	t := time.NewTicker(keepAliveInterval)
+	every := st.sess.srv.keepAlive
+	comment := every > 0
+	if !comment {
+		every = 15 * time.Second
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -494,7 +500,7 @@ func (st *sseStream) keepAlive(c *sseConn) {
 			return
 		case <-t.C:
 			st.mu.Lock()
-			if st.conn == c && !c.write([]byte(":\n\n")) {
+			if comment && st.conn == c && !c.write([]byte(":\n\n")) {
 				st.conn = nil
 				c.close()
 			}

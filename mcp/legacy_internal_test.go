@@ -631,3 +631,39 @@ func TestLegacyInputBridge(t *testing.T) {
 		t.Errorf("result %s, want %s", res, want)
 	}
 }
+
+// TestLegacyResourceUpdated: Server.NotifyResourceUpdated reaches the
+// sessions subscribed to the URI, on their GET streams, and no others.
+func TestLegacyResourceUpdated(t *testing.T) {
+	s := NewServer(nil)
+	s.AddResource(&Resource{URI: "test://watched", Name: "watched"}, func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{Contents: []*ResourceContents{{Text: "x"}}}, nil
+	})
+	open := func(subscribe bool) <-chan testEvent {
+		c := newLegacyHTTP(t, s)
+		if subscribe {
+			resp := c.post(`{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}}`)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(b), `"result":{}`) {
+				t.Fatalf("subscribe: %s", b)
+			}
+		}
+		get := c.do(context.Background(), http.MethodGet, "")
+		t.Cleanup(func() { get.Body.Close() })
+		events := readEvents(get.Body)
+		next(t, events) // priming
+		return events
+	}
+	subscribed, other := open(true), open(false)
+	s.NotifyResourceUpdated("test://watched")
+	if m := decodeEvent(t, next(t, subscribed)); m.Method != "notifications/resources/updated" || string(m.Params) != `{"uri":"test://watched"}` {
+		t.Fatalf("subscribed session got %+v, want notifications/resources/updated for test://watched", m)
+	}
+	s.RemoveResources("test://watched")
+	for _, events := range []<-chan testEvent{subscribed, other} {
+		if m := decodeEvent(t, next(t, events)); m.Method != "notifications/resources/list_changed" {
+			t.Fatalf("got %+v, want notifications/resources/list_changed (and no resources/updated before it on the other session)", m)
+		}
+	}
+}

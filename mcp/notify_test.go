@@ -258,10 +258,9 @@ func TestCancellationStdio(t *testing.T) {
 }
 
 func TestSSEKeepAlive(t *testing.T) {
-	old := keepAliveInterval
-	keepAliveInterval = 20 * time.Millisecond
-	defer func() { keepAliveInterval = old }()
-	srv := httptest.NewServer(chattyServer(nil, nil))
+	s := chattyServer(nil, nil)
+	s.keepAlive = 20 * time.Millisecond // as ServerOptions.KeepAlive sets it
+	srv := httptest.NewServer(s)
 	defer srv.Close()
 	ct, msgs, raw := post(t, context.Background(), srv.URL, "tools/call", "slow", `{"name":"slow"}`, `"progressToken":7`)
 	if ct != "text/event-stream" || len(msgs) != 2 {

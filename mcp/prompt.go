@@ -106,8 +106,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
 	e.encoded = mustMarshal(&e.prompt)
 	s.mu.Lock()
 	s.reg.prompts[p.Name] = e
-	s.changed()
-	s.notifyListChanged("prompts") // legacy sessions (legacy.go)
+	s.changed(PromptsListChanged)
 	s.mu.Unlock()
 }
 
@@ -123,8 +122,7 @@ func (s *Server) RemovePrompts(names ...string) {
 		}
 	}
 	if n > 0 {
-		s.changed()
-		s.notifyListChanged("prompts") // legacy sessions (legacy.go)
+		s.changed(PromptsListChanged)
 	}
 }
 

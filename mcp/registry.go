@@ -42,6 +42,10 @@ type snapshot struct {
 	templatesList *listing
 	prompts       map[string]*promptEntry
 	promptsList   *listing
+
+	// listenKinds has bit 1<<ChangeKind set for every kind of change a
+	// subscriptions/listen stream can ask for; 0 when listen is off.
+	listenKinds uint8
 }
 
 func (r *registry) build(s *Server) *snapshot {
@@ -59,6 +63,7 @@ func (r *registry) build(s *Server) *snapshot {
 	r.buildResources(s, sn)
 	r.buildPrompts(s, sn)
 	buildUtilities(sn)
+	sn.setListenCaps(s.listen.enabled())
 	if len(s.opts.Extensions) > 0 {
 		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions))
 		for k, v := range s.opts.Extensions {
@@ -81,6 +86,30 @@ func (r *registry) build(s *Server) *snapshot {
 	body = append(body, '}')
 	sn.discover = s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
 	return sn
+}
+
+// setListenCaps advertises listChanged (and resources.subscribe) on every
+// feature family the snapshot has, and records which changes listen
+// streams can ask for, when subscriptions/listen is enabled. It runs after
+// the families' capabilities are set.
+func (sn *snapshot) setListenCaps(enabled bool) {
+	if !enabled {
+		return
+	}
+	c := &sn.caps
+	if c.Tools != nil {
+		c.Tools.ListChanged = true
+		sn.listenKinds |= 1 << ToolsListChanged
+	}
+	if c.Prompts != nil {
+		c.Prompts.ListChanged = true
+		sn.listenKinds |= 1 << PromptsListChanged
+	}
+	if c.Resources != nil {
+		c.Resources.ListChanged = true
+		c.Resources.Subscribe = true
+		sn.listenKinds |= 1<<ResourcesListChanged | 1<<ResourceUpdated
+	}
 }
 
 // listItem is one entry of a list result: its sort key, its encoding, and

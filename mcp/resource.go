@@ -144,8 +144,7 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) {
 	e.encoded = mustMarshal(&e.resource)
 	s.mu.Lock()
 	s.reg.resources[r.URI] = e
-	s.changed()
-	s.notifyListChanged("resources") // legacy sessions (legacy.go)
+	s.changed(ResourcesListChanged)
 	s.mu.Unlock()
 }
 
@@ -173,8 +172,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
 	e.encoded = mustMarshal(&e.template)
 	s.mu.Lock()
 	s.reg.templates[t.URITemplate] = e
-	s.changed()
-	s.notifyListChanged("resources") // legacy sessions (legacy.go)
+	s.changed(ResourcesListChanged)
 	s.mu.Unlock()
 }
 
@@ -195,8 +193,7 @@ func (s *Server) RemoveResources(uris ...string) {
 		}
 	}
 	if n > 0 {
-		s.changed()
-		s.notifyListChanged("resources") // legacy sessions (legacy.go)
+		s.changed(ResourcesListChanged)
 	}
 }
 

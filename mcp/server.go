@@ -15,6 +15,14 @@
 // retries with the answers, and the handler runs again. The state that
 // travels with the retry is sealed with ServerOptions.StateKeys, which every
 // replica must share.
+//
+// Clients that want to hear about changes open a subscriptions/listen
+// stream. Registering or removing tools, prompts and resources while
+// serving notifies the streams that asked for that list, and
+// NotifyResourceUpdated notifies those that named the resource. Changes
+// travel on ServerOptions.Bus, in-process by default; with a distributed Bus
+// (the Redis one in github.com/mcpkit/mcpkit/redis) they reach the streams
+// of every replica. Shutdown ends the streams gracefully.
 package mcp
 
 import (
@@ -101,6 +109,22 @@ type ServerOptions struct {
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
 
+	// Bus carries change notifications (list changes, resource updates)
+	// to the subscriptions/listen streams of this server and, for a
+	// distributed Bus, of every replica sharing it. Default: a LocalBus
+	// private to this server.
+	Bus Bus
+	// MaxSubscriptions caps the subscriptions/listen streams open at once
+	// on this server. Past it, a listen request gets error -32603 with
+	// HTTP status 503 and data {"maxSubscriptions": N}. Default 10000. A
+	// negative value turns subscriptions/listen off: it answers -32601, and
+	// capabilities advertise no listChanged or subscribe.
+	MaxSubscriptions int
+	// KeepAlive is the interval of the SSE comment lines (":") that keep
+	// an idle response stream open through proxies and client timeouts:
+	// listen streams, and tool calls streaming progress. Default 15
+	// seconds; a negative value sends none.
+	KeepAlive time.Duration
 	// ModernOnly turns off the legacy era: initialize is then answered with
 	// -32601, Mcp-Session-Id headers are ignored and GET and DELETE get 405,
 	// as revision 2026-07-28 says of a server that speaks only it. By
@@ -141,12 +165,24 @@ type Server struct {
 	maxBody    int64
 	auth       authState
 
-	mu    sync.Mutex // guards reg and rebuilding snap
+	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
 	state sealer // requestState sealing (state.go)
+
+	// pending are the kinds of list change (bit 1<<ChangeKind) that
+	// registrations made since pendingSince and that flushChanges has yet
+	// to publish; flush is its timer. Guarded by mu.
+	pending      uint8
+	served       bool // a snapshot has been built: a client may have seen the lists
+	pendingSince time.Time
+	flush        *time.Timer
+
+	bus       Bus
+	keepAlive time.Duration
+	listen    listeners
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -197,6 +233,13 @@ func NewServer(opts *ServerOptions) *Server {
 	s.initAuth()
 
 	s.initState()
+	s.keepAlive = cmp.Or(o.KeepAlive, 15*time.Second)
+	s.bus = o.Bus
+	if s.bus == nil {
+		s.bus = new(LocalBus)
+	}
+	s.listen.init(s, o.MaxSubscriptions)
+
 	s.reg.init()
 	return s
 }
@@ -231,12 +274,69 @@ func (s *Server) snapshot() *snapshot {
 	}
 	sn := s.reg.build(s)
 	s.snap.Store(sn)
+	s.served = true
 	return sn
 }
 
-// changed invalidates the snapshot after a registration. Callers hold s.mu.
-func (s *Server) changed() {
+// changed invalidates the snapshot after a registration that changed the
+// list of the given kind (ToolsListChanged, PromptsListChanged or
+// ResourcesListChanged), and schedules publishing that change on the Bus.
+//
+// Changes made before the server first served a request (registrations at
+// start-up) are not published: no client can have seen the lists as they
+// were. (A client that re-listed on another replica since the last
+// notification cannot be told apart from one that did not, so later
+// changes are always published.) Publishing waits until
+// registrations have paused for changeDelay (but no longer than
+// maxChangeDelay after the first), so that registering many items at once
+// sends one notification per kind. Callers hold s.mu.
+func (s *Server) changed(k ChangeKind) {
 	s.snap.Store(nil)
+	if !s.served {
+		return
+	}
+	now := time.Now()
+	if s.pending == 0 {
+		s.pendingSince = now
+	}
+	s.pending |= 1 << k
+	d := min(changeDelay, max(s.pendingSince.Add(maxChangeDelay).Sub(now), 0))
+	if s.flush == nil {
+		s.flush = time.AfterFunc(d, s.flushChanges)
+	} else {
+		s.flush.Reset(d)
+	}
+}
+
+// changeDelay and maxChangeDelay bound how long changed waits for more
+// registrations before it publishes list changes.
+var (
+	changeDelay    = 10 * time.Millisecond
+	maxChangeDelay = 100 * time.Millisecond
+)
+
+// flushChanges publishes the list changes that registrations made.
+func (s *Server) flushChanges() {
+	s.mu.Lock()
+	p := s.pending
+	s.pending = 0
+	s.mu.Unlock()
+	for k := ToolsListChanged; k <= ResourcesListChanged; k++ {
+		if p&(1<<k) != 0 {
+			s.bus.Publish(Change{Kind: k})
+		}
+	}
+}
+
+// NotifyResourceUpdated tells the subscriptions/listen streams that listed
+// uri in their resourceSubscriptions (on every replica, with a distributed
+// Bus) that the resource changed, with notifications/resources/updated.
+// It returns without waiting for delivery and is safe for concurrent use.
+func (s *Server) NotifyResourceUpdated(uri string) {
+	if uri == "" {
+		return
+	}
+	s.bus.Publish(Change{Kind: ResourceUpdated, URI: uri})
 }
 
 func (s *Server) getBuf() *[]byte {

@@ -437,6 +437,7 @@ var errTooManySessions = errors.New("too many sessions")
 
 // add registers a freshly initialized HTTP session.
 func (m *sessions) add(ctx context.Context, ss *session) error {
+	m.s.legacy.subscribeBus(m.s)
 	m.sweep(false)
 	m.mu.Lock()
 	if len(m.live) >= m.max {
@@ -544,6 +545,7 @@ func (m *sessions) sweep(force bool) {
 // addLocal and removeLocal register stdio connections in the legacy era,
 // so that broadcasts reach them.
 func (m *sessions) addLocal(ss *session) {
+	m.s.legacy.subscribeBus(m.s)
 	m.mu.Lock()
 	m.local[ss] = struct{}{}
 	m.mu.Unlock()

@@ -169,8 +169,7 @@ func (s *Server) RemoveTools(names ...string) {
 		}
 	}
 	if n > 0 {
-		s.changed()
-		s.notifyListChanged("tools") // legacy sessions (legacy.go)
+		s.changed(ToolsListChanged)
 	}
 }
 
@@ -213,8 +212,7 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	}
 	s.mu.Lock()
 	s.reg.tools[t.Name] = e
-	s.changed()
-	s.notifyListChanged("tools") // legacy sessions (legacy.go)
+	s.changed(ToolsListChanged)
 	s.mu.Unlock()
 }
 

@@ -31,8 +31,8 @@ func TestDiscover(t *testing.T) {
 	want := &mcptest.Discovery{
 		SupportedVersions: s.SupportedVersions(),
 		Capabilities: mcp.ServerCapabilities{
-			Tools:      &mcp.ListCapability{},
-			Logging:    &struct{}{}, // tools may log
+			Tools:      &mcp.ListCapability{ListChanged: true}, // subscriptions/listen is on
+			Logging:    &struct{}{},                            // tools may log
 			Extensions: map[string]json.RawMessage{"com.example/radar": json.RawMessage(`{"range":50}`)},
 		},
 		ServerInfo:   mcp.Implementation{Name: "weather", Title: "Weather", Version: "2.1.0"},

@@ -42,6 +42,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	AddFixtureTools(s)
 	AddFixtureResources(s)
 	AddFixturePrompts(s)
+	AddTriggers(s)
 	AddFun(s)
 	addWhoami(s)
 	AddLegacyFixtures(s)

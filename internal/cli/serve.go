@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -80,6 +80,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
+	redisURL := fs.String("redis", "", "carry change notifications between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
+	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
 	auth.register(fs)
 	fs.Usage = func() {
@@ -93,13 +95,29 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	opts := &mcp.ServerOptions{Logger: log}
+	opts := &mcp.ServerOptions{Logger: log, KeepAlive: *keepAlive}
+	if *keepAlive <= 0 {
+		opts.KeepAlive = -1
+	}
 	keys, err := stateKeys(*keyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit serve: state keys: %v\n", err)
 		return 2
 	}
 	opts.StateKeys = keys
+	if *redisURL != "" {
+		if build.Redis == nil {
+			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
+			return 2
+		}
+		bus, closeBus, err := build.Redis(*redisURL, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: --redis: %v\n", err)
+			return 2
+		}
+		defer closeBus()
+		opts.Bus = bus
+	}
 
 	if *stdio {
 		if auth.any() {
@@ -107,8 +125,24 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return 2
 		}
 		s := demo.New(opts)
+		// Requests are served on their own context, so that on a signal
+		// listen streams first end with their graceful result
+		// (Server.Shutdown), and only then is everything else cancelled.
+		sctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-ctx.Done():
+			case <-sctx.Done():
+				return
+			}
+			tctx, tcancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer tcancel()
+			s.Shutdown(tctx)
+			cancel()
+		}()
 		log.Info("serving MCP on stdio", "server", demo.Name, "versions", s.SupportedVersions())
-		if err := s.ServeStdio(ctx, stdin, stdout); err != nil {
+		if err := s.ServeStdio(sctx, stdin, stdout); err != nil {
 			log.Error("stdio", "err", err)
 			return 1
 		}
@@ -158,6 +192,12 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	log.Info("shutting down", "timeout", shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
+	// Listen streams first, with their graceful result: http.Server.Shutdown
+	// waits for active handlers, and a listen handler runs until its stream
+	// ends.
+	if err := s.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: listen streams still open", "err", err)
+	}
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown", "err", err)
 		return 1

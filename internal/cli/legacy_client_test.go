@@ -1,9 +1,10 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // tsSDK is the TypeScript SDK (1.x, a legacy 2025-11-25 client) that
@@ -132,7 +134,7 @@ func TestTypeScriptLegacyClient(t *testing.T) {
 		args func(t *testing.T) []string
 	}{
 		{"http", func(t *testing.T) []string {
-			ts := httptest.NewServer(demo.New(nil))
+			ts := httptest.NewServer(demo.New(&mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler)}))
 			t.Cleanup(ts.Close)
 			return []string{"http", ts.URL + "/mcp"}
 		}},

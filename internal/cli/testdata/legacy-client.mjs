@@ -1,5 +1,5 @@
 // A legacy (2025-11-25) MCP client built on the official TypeScript SDK 1.x,
-// driven by legacy_client_test.go. It connects over Streamable HTTP or stdio,
+// driven by internal/cli/legacy_client_test.go. It connects over Streamable HTTP or stdio,
 // lists and calls tools, answers the server's elicitation and sampling
 // requests, collects log notifications, and prints what it saw as one JSON
 // object on stdout.

@@ -1,0 +1,61 @@
+// Package cli is the mcpkit command-line tool, as a library: cmd/mcpkit
+// (core module) and redis/cmd/mcpkit (the nested Redis module, which adds
+// `serve --redis`) both call Run. See cmd/mcpkit for the commands.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Options are what a build of the command adds to it.
+type Options struct {
+	// Redis connects `mcpkit serve --redis URL` to a Bus on Redis and
+	// returns it with a function that closes it. Nil (the core build)
+	// refuses the flag.
+	Redis func(url string, log *slog.Logger) (bus mcp.Bus, closeBus func(), err error)
+}
+
+// build is what Run was given; the zero value is the core build.
+var build Options
+
+// Run runs the command with args (without the program name) and returns
+// its exit code. o may be nil. Call it once per process.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o *Options) int {
+	if o != nil {
+		build = *o
+	}
+	return run(args, stdin, stdout, stderr)
+}
+
+const usage = `mcpkit: tools for Model Context Protocol servers (revision 2026-07-28)
+
+Usage:
+  mcpkit serve [flags]     run the demo server (Streamable HTTP, or stdio with --stdio)
+  mcpkit discover URL      probe any MCP server: its era, versions, capabilities
+  mcpkit discover -- CMD   the same for a stdio server (spawns CMD)
+  mcpkit help              show this help
+
+Run "mcpkit COMMAND -h" for the flags of a command.
+`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stdin, stdout, stderr)
+	case "discover":
+		return discover(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "mcpkit: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

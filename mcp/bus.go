@@ -1,0 +1,143 @@
+package mcp
+
+import (
+	"errors"
+	"strings"
+	"sync"
+)
+
+// ChangeKind is the kind of a Change: which notification it becomes on a
+// subscriptions/listen stream.
+type ChangeKind uint8
+
+// The kinds of change a subscriptions/listen stream can be told about.
+const (
+	// ToolsListChanged: the set of tools changed
+	// (notifications/tools/list_changed).
+	ToolsListChanged ChangeKind = iota + 1
+	// PromptsListChanged: the set of prompts changed
+	// (notifications/prompts/list_changed).
+	PromptsListChanged
+	// ResourcesListChanged: the set of resources or resource templates
+	// changed (notifications/resources/list_changed).
+	ResourcesListChanged
+	// ResourceUpdated: the resource named by Change.URI changed
+	// (notifications/resources/updated).
+	ResourceUpdated
+)
+
+// String returns the method of the notification the kind becomes, such as
+// "notifications/tools/list_changed", or "" for an unknown kind.
+func (k ChangeKind) String() string {
+	switch k {
+	case ToolsListChanged:
+		return "notifications/tools/list_changed"
+	case PromptsListChanged:
+		return "notifications/prompts/list_changed"
+	case ResourcesListChanged:
+		return "notifications/resources/list_changed"
+	case ResourceUpdated:
+		return "notifications/resources/updated"
+	}
+	return ""
+}
+
+// Change is one event that open subscriptions/listen streams may be told
+// about: a list of tools, prompts or resources changed, or one resource was
+// updated. Servers publish Changes on their Bus and deliver the Changes they
+// receive from it.
+type Change struct {
+	Kind ChangeKind
+	// URI names the updated resource of a ResourceUpdated change; it is
+	// empty for the other kinds.
+	URI string
+}
+
+// MarshalText encodes c as the method of its notification, followed by a
+// space and the URI for ResourceUpdated:
+// "notifications/resources/updated file:///a.txt". Bus implementations that
+// carry Changes between processes can use it as their wire format.
+func (c Change) MarshalText() ([]byte, error) {
+	m := c.Kind.String()
+	if m == "" {
+		return nil, errors.New("mcp: Change with unknown kind")
+	}
+	if c.Kind != ResourceUpdated {
+		return []byte(m), nil
+	}
+	if c.URI == "" {
+		return nil, errors.New("mcp: ResourceUpdated change without URI")
+	}
+	return []byte(m + " " + c.URI), nil
+}
+
+// UnmarshalText decodes the form written by MarshalText.
+func (c *Change) UnmarshalText(b []byte) error {
+	m, uri, _ := strings.Cut(string(b), " ")
+	for k := ToolsListChanged; k <= ResourceUpdated; k++ {
+		if m == k.String() {
+			if (k == ResourceUpdated) != (uri != "") {
+				break
+			}
+			*c = Change{Kind: k, URI: uri}
+			return nil
+		}
+	}
+	return errors.New("mcp: malformed Change " + strconvQuote(string(b)))
+}
+
+// Bus carries Changes to every Server subscribed to it. The default, used
+// when ServerOptions.Bus is nil, is a LocalBus private to the Server: it
+// reaches the subscriptions/listen streams of that one process. A
+// distributed Bus (such as the Redis one in the module
+// github.com/mcpkit/mcpkit/redis) carries Changes between replicas, so that
+// a change made on one replica reaches listeners on every replica.
+//
+// Implementations must be safe for concurrent use.
+type Bus interface {
+	// Publish sends c to every subscriber, those of this process included.
+	// It must not block for long: a distributed Bus delivers locally at
+	// once, sends to its peers in the background, and deals with (and
+	// logs) failures itself.
+	Publish(c Change)
+	// Subscribe calls fn with every Change published from now on, until
+	// the returned function is called. fn must return quickly and must not
+	// call Publish; calls to one fn do not overlap.
+	Subscribe(fn func(Change)) (unsubscribe func())
+}
+
+// LocalBus is the in-process Bus: Publish calls every subscriber's function
+// before it returns. The zero value is ready to use; it is safe for
+// concurrent use. Distributed Bus implementations can embed one for local
+// delivery.
+type LocalBus struct {
+	mu   sync.Mutex // serializes delivery: subscriber calls never overlap
+	subs map[*localSub]struct{}
+}
+
+type localSub struct{ fn func(Change) }
+
+// Publish calls the function of every current subscriber with c.
+func (b *LocalBus) Publish(c Change) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		s.fn(c)
+	}
+}
+
+// Subscribe registers fn; see Bus.
+func (b *LocalBus) Subscribe(fn func(Change)) (unsubscribe func()) {
+	s := &localSub{fn: fn}
+	b.mu.Lock()
+	if b.subs == nil {
+		b.subs = make(map[*localSub]struct{})
+	}
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.subs, s)
+		b.mu.Unlock()
+	}
+}

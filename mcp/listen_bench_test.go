@@ -1,0 +1,169 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// countNotifier counts notifications and signals every count-th one.
+type countNotifier struct {
+	n    atomic.Int64
+	each func()
+}
+
+func (c *countNotifier) Notify([]byte) {
+	c.n.Add(1)
+	if c.each != nil {
+		c.each()
+	}
+}
+
+// openListens runs n subscriptions/listen requests through Handle, each on
+// its own goroutine as a transport would, and waits for their
+// acknowledgements. The returned function ends them.
+func openListens(tb testing.TB, s *mcp.Server, n int, each func()) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg, acked sync.WaitGroup
+	acked.Add(n)
+	for i := range n {
+		body := []byte(`{"jsonrpc":"2.0","id":` + fmt.Sprint(i) + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`)
+		msg, derr := jsonrpc.Decode(body)
+		if derr != nil {
+			tb.Fatal(derr.Message)
+		}
+		var once sync.Once
+		cn := &countNotifier{}
+		cn.each = func() {
+			once.Do(acked.Done)
+			if each != nil && cn.n.Load() > 1 {
+				each()
+			}
+		}
+		wg.Go(func() { s.Handle(ctx, nil, &mcp.Incoming{Message: &msg}, cn) })
+	}
+	acked.Wait()
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// BenchmarkListenFanout1000 measures one tools/list_changed delivered to
+// 1,000 open listen streams: from Publish until every stream's Notifier
+// has the notification.
+func BenchmarkListenFanout1000(b *testing.B) {
+	const listeners = 1000
+	bus := new(mcp.LocalBus)
+	s, _ := listenServer(b, &mcp.ServerOptions{Bus: bus, MaxSubscriptions: 2 * listeners})
+	var got sync.WaitGroup
+	stop := openListens(b, s, listeners, got.Done)
+	defer stop()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		got.Add(listeners)
+		bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+		got.Wait()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/listeners, "ns/delivery")
+}
+
+// heapAndStacks is the memory a stream costs: live heap plus goroutine
+// stacks.
+func heapAndStacks() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc + m.StackInuse
+}
+
+// BenchmarkListenIdleMemory reports the memory one idle listen stream
+// costs the library (its subscription and the goroutine blocked in Handle),
+// without a transport: bytes/stream.
+func BenchmarkListenIdleMemory(b *testing.B) {
+	const streams = 2000
+	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
+	for range b.N {
+		before := heapAndStacks()
+		stop := openListens(b, s, streams, nil)
+		after := heapAndStacks()
+		stop()
+		b.ReportMetric(float64(after-before)/streams, "bytes/stream")
+	}
+}
+
+// BenchmarkListenIdleMemoryHTTP reports the memory one idle listen stream
+// costs a server over Streamable HTTP, net/http included (its connection,
+// buffers and goroutines): bytes/stream. The clients are raw connections
+// whose own cost is a few hundred bytes each.
+func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
+	const streams = 500
+	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
+	srv := serveHTTP(b, s)
+	addr := srv.Listener.Addr().String()
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`
+	req := fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
+	for range b.N {
+		before := heapAndStacks()
+		conns := make([]net.Conn, 0, streams)
+		for range streams {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Write([]byte(req))
+			// Read until the acknowledgement has arrived.
+			br := bufio.NewReaderSize(c, 512)
+			for {
+				c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				line, err := br.ReadString('\n')
+				if err != nil {
+					b.Fatal(err)
+				}
+				if strings.Contains(line, "acknowledged") {
+					break
+				}
+			}
+			conns = append(conns, c)
+		}
+		after := heapAndStacks()
+		b.ReportMetric(float64(after-before)/streams, "bytes/stream")
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+}
+
+// Delivering a change to open listen streams allocates nothing per stream:
+// the notification is encoded into buffers the stream reuses.
+func TestListenFanoutAllocs(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a normal build")
+	}
+	const listeners = 100
+	bus := new(mcp.LocalBus)
+	s, _ := listenServer(t, &mcp.ServerOptions{Bus: bus})
+	var got sync.WaitGroup
+	stop := openListens(t, s, listeners, got.Done)
+	defer stop()
+	allocs := testing.AllocsPerRun(200, func() {
+		got.Add(listeners)
+		bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+		got.Wait()
+	})
+	t.Logf("%v allocations per change to %d streams", allocs, listeners)
+	if allocs > 2 {
+		t.Errorf("%v allocations to deliver one change to %d streams, want at most 2 in all", allocs, listeners)
+	}
+}

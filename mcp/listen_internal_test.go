@@ -1,0 +1,297 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// recorder is a Notifier that keeps every message. If stuck is set, every
+// message after the first (the acknowledgement) blocks until abort is
+// called, as a write to a client that stopped reading does.
+type recorder struct {
+	stuck bool
+
+	mu       sync.Mutex
+	msgs     []string
+	released chan struct{}
+	once     sync.Once
+}
+
+func newRecorder(stuck bool) *recorder {
+	return &recorder{stuck: stuck, released: make(chan struct{})}
+}
+
+func (r *recorder) Notify(msg []byte) {
+	r.mu.Lock()
+	r.msgs = append(r.msgs, string(msg))
+	n := len(r.msgs)
+	r.mu.Unlock()
+	if r.stuck && n > 1 {
+		<-r.released
+	}
+}
+
+func (r *recorder) abort() { r.once.Do(func() { close(r.released) }) }
+
+func (r *recorder) messages() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.msgs...)
+}
+
+// waitFor polls until cond holds, failing the test after 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type listenResult struct {
+	resp   string
+	status int
+}
+
+// startListen runs a subscriptions/listen request through Handle in the
+// background, as a transport would.
+func startListen(s *Server, id string, n Notifier) (context.CancelFunc, chan listenResult) {
+	body := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}`)
+	msg, derr := jsonrpc.Decode(body)
+	if derr != nil {
+		panic(derr.Message)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan listenResult, 1)
+	go func() {
+		resp, status := s.Handle(ctx, nil, &Incoming{Message: &msg}, n)
+		done <- listenResult{string(resp), status}
+	}()
+	return cancel, done
+}
+
+// A client that stops reading is dropped once its buffer is full, with a
+// log line, and never holds up delivery to the others.
+func TestListenSlowReaderDropped(t *testing.T) {
+	var logs strings.Builder
+	var logMu sync.Mutex
+	s := NewServer(&ServerOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, nil))})
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+
+	slow, fast := newRecorder(true), newRecorder(false)
+	cancelSlow, slowDone := startListen(s, `1`, slow)
+	defer cancelSlow()
+	cancelFast, fastDone := startListen(s, `2`, fast)
+	waitFor(t, "both acknowledgements", func() bool { return len(slow.messages()) == 1 && len(fast.messages()) == 1 })
+
+	const events = 3 * listenBuffer
+	for i := 1; i <= events; i++ {
+		s.bus.Publish(Change{Kind: ToolsListChanged})
+		waitFor(t, "the fast reader to get the change", func() bool { return len(fast.messages()) == 1+i })
+	}
+
+	select {
+	case r := <-slowDone:
+		if r.resp != "" || r.status != 0 {
+			t.Errorf("dropped stream answered %q (status %d); want no response", r.resp, r.status)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow stream was not dropped")
+	}
+	msgs := slow.messages()
+	last := msgs[len(msgs)-1]
+	want := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":1},"requestId":1,"reason":"the client did not keep up with notifications"}}`
+	if last != want {
+		t.Errorf("last message to the slow stream:\ngot  %s\nwant %s", last, want)
+	}
+	logMu.Lock()
+	logged := logs.String()
+	logMu.Unlock()
+	if !strings.Contains(logged, "dropping a subscriptions/listen stream") {
+		t.Errorf("no log line about the dropped stream; logs: %q", logged)
+	}
+	if n := s.listen.count(); n != 1 {
+		t.Errorf("%d open subscriptions, want 1", n)
+	}
+	cancelFast()
+	<-fastDone
+	for i, m := range fast.messages()[1:] {
+		var f struct{ Method string }
+		if err := json.Unmarshal([]byte(m), &f); err != nil || f.Method != "notifications/tools/list_changed" {
+			t.Fatalf("fast message %d: %s", i, m)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// Shutdown waits for listen handlers, and gives up when its context ends.
+func TestShutdownWaits(t *testing.T) {
+	s := NewServer(nil)
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	stuck := newRecorder(true)
+	cancel, done := startListen(s, `1`, stuck)
+	defer cancel()
+	waitFor(t, "the acknowledgement", func() bool { return len(stuck.messages()) == 1 })
+	// A change the stuck stream cannot deliver keeps its handler busy.
+	s.bus.Publish(Change{Kind: ToolsListChanged})
+	waitFor(t, "the change to be written", func() bool { return len(stuck.messages()) == 2 })
+
+	ctx, cancelCtx := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelCtx()
+	if err := s.Shutdown(ctx); err != context.DeadlineExceeded {
+		t.Fatalf("Shutdown with a stuck stream: %v, want context.DeadlineExceeded", err)
+	}
+	stuck.abort()
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatalf("second Shutdown: %v", err)
+	}
+	r := <-done
+	if !strings.Contains(r.resp, `"io.modelcontextprotocol/subscriptionId":1`) {
+		t.Errorf("graceful result: %s", r.resp)
+	}
+}
+
+// countingBus counts what is published on it.
+type countingBus struct {
+	LocalBus
+	mu sync.Mutex
+	n  map[Change]int
+}
+
+func (b *countingBus) Publish(c Change) {
+	b.mu.Lock()
+	if b.n == nil {
+		b.n = map[Change]int{}
+	}
+	b.n[c]++
+	b.mu.Unlock()
+	b.LocalBus.Publish(c)
+}
+
+func (b *countingBus) counts() map[Change]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.n)
+}
+
+// Registrations before anything was served publish nothing; registering
+// many tools in a row later publishes one list change; a later change
+// publishes another.
+func TestChangesCoalesce(t *testing.T) {
+	defer func(d time.Duration) { changeDelay = d }(changeDelay)
+	changeDelay = 200 * time.Millisecond // registrations under -race on a busy machine are slow
+	defer func(d time.Duration) { maxChangeDelay = d }(maxChangeDelay)
+	maxChangeDelay = 10 * time.Second
+
+	bus := new(countingBus)
+	s := NewServer(&ServerOptions{Bus: bus})
+	AddTool(s, &Tool{Name: "first", Description: "Registered at start-up."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	time.Sleep(2 * changeDelay)
+	if n := len(bus.counts()); n != 0 {
+		t.Fatalf("registrations before anything was served published %v", bus.counts())
+	}
+	s.snapshot() // a request is served
+	for i := range 50 {
+		AddTool(s, &Tool{Name: "t" + strconv.Itoa(i), Description: "One of many."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	}
+	s.RemoveTools("t0", "t1")
+	tools := Change{Kind: ToolsListChanged}
+	waitFor(t, "the list change", func() bool { return bus.counts()[tools] > 0 })
+	time.Sleep(2 * changeDelay)
+	if diff := cmp.Diff(map[Change]int{tools: 1}, bus.counts()); diff != "" {
+		t.Errorf("published after 52 registrations (-want +got):\n%s", diff)
+	}
+	s.RemoveTools("t2")
+	waitFor(t, "the second list change", func() bool { return bus.counts()[tools] == 2 })
+	s.RemoveTools("no such tool") // no change, nothing published
+	time.Sleep(2 * changeDelay)
+	if n := bus.counts()[tools]; n != 2 {
+		t.Errorf("%d list changes published, want 2", n)
+	}
+}
+
+// FuzzListenParams sends arbitrary params to subscriptions/listen (on a
+// context that is already cancelled, so a valid request ends at once):
+// the answer is an error, or an acknowledgement whose honoured filter is a
+// subset of what was asked.
+func FuzzListenParams(f *testing.F) {
+	f.Add([]byte(`{"toolsListChanged":true,"resourceSubscriptions":["a","b"]}`))
+	f.Add([]byte(`{"promptsListChanged":1}`))
+	f.Add([]byte(`null`))
+	s := NewServer(nil)
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) { return nil, nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f.Fuzz(func(t *testing.T, filter []byte) {
+		body := []byte(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":` + string(filter) + `}}`)
+		msg, derr := jsonrpc.Decode(body)
+		if derr != nil {
+			return
+		}
+		rec := newRecorder(false)
+		resp, _ := s.Handle(ctx, nil, &Incoming{Message: &msg}, rec)
+		if !json.Valid(resp) {
+			t.Fatalf("response is not JSON: %s", resp)
+		}
+		msgs := rec.messages()
+		if len(msgs) == 0 {
+			if !strings.Contains(string(resp), `"error"`) {
+				t.Fatalf("no acknowledgement and no error: %s", resp)
+			}
+			return
+		}
+		var ack struct {
+			Method string
+			Params struct {
+				Notifications map[string]json.RawMessage
+			}
+		}
+		if err := json.Unmarshal([]byte(msgs[0]), &ack); err != nil || ack.Method != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("first message %s", msgs[0])
+		}
+		var asked map[string]json.RawMessage // exact keys, the last duplicate wins
+		if err := json.Unmarshal(filter, &asked); err != nil {
+			t.Fatalf("acknowledged a filter that is not an object: %s", filter)
+		}
+		for k, v := range ack.Params.Notifications {
+			want := "true"
+			if k == "resourceSubscriptions" {
+				want = string(asked[k])
+				var a, b []string
+				if json.Unmarshal(v, &a) != nil || json.Unmarshal(asked[k], &b) != nil || !slices.Equal(a, b) {
+					t.Fatalf("honoured %s=%s, asked %s", k, v, asked[k])
+				}
+				continue
+			}
+			if string(v) != want || string(asked[k]) != "true" {
+				t.Fatalf("honoured %s=%s, asked %s in %s", k, v, asked[k], filter)
+			}
+		}
+	})
+}

@@ -1,0 +1,596 @@
+package mcp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+const listenMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// listenServer returns a server with one tool, and a function that adds or
+// removes a second tool, changing the tools list.
+func listenServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, func()) {
+	if opts == nil {
+		opts = &mcp.ServerOptions{}
+	}
+	opts.Name, opts.Version = "listen", "1.0.0"
+	s := mcp.NewServer(opts)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+	var mu sync.Mutex
+	on := false
+	toggle := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if on {
+			s.RemoveTools("extra")
+		} else {
+			mcp.AddTool(s, &mcp.Tool{Name: "extra", Description: "Comes and goes."},
+				func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+		}
+		on = !on
+	}
+	return s, toggle
+}
+
+// serveHTTP serves h on a loopback port until the test ends. Streams the
+// test opens later are closed before the server (cleanups run last first).
+func serveHTTP(t testing.TB, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// frame is one JSON-RPC message read from a stream, kept as generic JSON
+// for comparison.
+type frame map[string]any
+
+// stream is an open subscriptions/listen response read in the background.
+type stream struct {
+	resp   *http.Response
+	frames chan frame
+	lines  chan string // every line, comments included
+	done   chan struct{}
+}
+
+func postListen(t testing.TB, url string, id, filter string, hdr ...string) *http.Response {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":` + filter + `}}`
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// openStream sends subscriptions/listen and reads the SSE response in the
+// background. The stream is closed when the test ends.
+func openStream(t testing.TB, url, id, filter string) *stream {
+	t.Helper()
+	resp := postListen(t, url, id, filter)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("listen: HTTP %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	st := &stream{resp: resp, frames: make(chan frame, 1000), lines: make(chan string, 1000), done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		defer close(st.frames)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			line := sc.Text()
+			select {
+			case st.lines <- line:
+			default:
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				var f frame
+				if err := json.Unmarshal([]byte(data), &f); err != nil {
+					t.Errorf("bad JSON in stream: %q", data)
+					return
+				}
+				st.frames <- f
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		resp.Body.Close()
+		<-st.done
+	})
+	return st
+}
+
+// next returns the next frame, failing the test after a timeout.
+func (st *stream) next(t testing.TB) frame {
+	t.Helper()
+	select {
+	case f, ok := <-st.frames:
+		if !ok {
+			t.Fatal("stream ended")
+		}
+		return f
+	case <-time.After(5 * time.Second):
+		t.Fatal("no frame within 5s")
+	}
+	return nil
+}
+
+// quiet fails the test if a frame arrives within d.
+func (st *stream) quiet(t testing.TB, d time.Duration) {
+	t.Helper()
+	select {
+	case f, ok := <-st.frames:
+		if ok {
+			t.Fatalf("unexpected frame %v", f)
+		}
+	case <-time.After(d):
+	}
+}
+
+func decode(t testing.TB, s string) frame {
+	t.Helper()
+	var f frame
+	if err := json.Unmarshal([]byte(s), &f); err != nil {
+		t.Fatalf("decoding %q: %v", s, err)
+	}
+	return f
+}
+
+func tagged(method, id string, extra string) string {
+	return `{"jsonrpc":"2.0","method":"` + method + `","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":` + id + `}` + extra + `}}`
+}
+
+func TestListenHTTP(t *testing.T) {
+	s, toggle := listenServer(t, nil)
+	srv := serveHTTP(t, s)
+
+	tests := []struct {
+		name, id, filter string
+		wantAck          string // the honoured filter
+		wantChange       bool
+	}{
+		{"tools", `7`, `{"toolsListChanged":true}`, `{"toolsListChanged":true}`, true},
+		{"string id", `"sub-1"`, `{"toolsListChanged":true}`, `{"toolsListChanged":true}`, true},
+		{"unsupported kinds are not acknowledged", `8`, `{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["file:///a"]}`, `{"toolsListChanged":true}`, true},
+		{"nothing supported asked", `9`, `{"promptsListChanged":true}`, `{}`, false},
+		{"empty filter", `10`, `{}`, `{}`, false},
+		{"false is not asking", `11`, `{"toolsListChanged":false}`, `{}`, false},
+	}
+	// All streams are open at once: several concurrent subscriptions.
+	streams := make([]*stream, len(tests))
+	for i, tt := range tests {
+		streams[i] = openStream(t, srv.URL, tt.id, tt.filter)
+	}
+	for i, tt := range tests {
+		t.Run(tt.name+"/ack", func(t *testing.T) {
+			got := streams[i].next(t)
+			want := decode(t, tagged("notifications/subscriptions/acknowledged", tt.id, `,"notifications":`+tt.wantAck))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("first frame (-want +got):\n%s", diff)
+			}
+		})
+	}
+	toggle()
+	for i, tt := range tests {
+		t.Run(tt.name+"/change", func(t *testing.T) {
+			if !tt.wantChange {
+				streams[i].quiet(t, 100*time.Millisecond)
+				return
+			}
+			got := streams[i].next(t)
+			want := decode(t, tagged("notifications/tools/list_changed", tt.id, ""))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("change (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A change is published after the snapshot is swapped: a client that
+// re-lists on the notification sees the new list.
+func TestListenRelistSeesChange(t *testing.T) {
+	s, toggle := listenServer(t, nil)
+	srv := serveHTTP(t, s)
+	st := openStream(t, srv.URL, `1`, `{"toolsListChanged":true}`)
+	st.next(t)
+	toggle()
+	st.next(t)
+	out := call(t, srv.URL, "tools/list", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+listenMeta+`}}`)
+	if !strings.Contains(out, `"name":"extra"`) {
+		t.Errorf("tools/list after list_changed lacks the new tool: %s", out)
+	}
+}
+
+// call POSTs one request and returns the response body.
+func call(t testing.TB, url, method, name, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func TestListenShutdown(t *testing.T) {
+	s, _ := listenServer(t, nil)
+	srv := serveHTTP(t, s)
+	a := openStream(t, srv.URL, `1`, `{"toolsListChanged":true}`)
+	b := openStream(t, srv.URL, `"b"`, `{}`)
+	a.next(t)
+	b.next(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	for _, c := range []struct {
+		st *stream
+		id string
+	}{{a, `1`}, {b, `"b"`}} {
+		got := c.st.next(t)
+		want := decode(t, `{"jsonrpc":"2.0","id":`+c.id+`,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"listen","version":"1.0.0"},"io.modelcontextprotocol/subscriptionId":`+c.id+`}}}`)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("graceful result (-want +got):\n%s", diff)
+		}
+		select {
+		case <-c.st.done:
+		case <-time.After(5 * time.Second):
+			t.Error("stream still open after the graceful result")
+		}
+	}
+
+	// Later listens are refused with 503; other requests still work.
+	resp := postListen(t, srv.URL, `3`, `{"toolsListChanged":true}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"code":-32603`) {
+		t.Errorf("listen after Shutdown: HTTP %d %s; want 503 with -32603", resp.StatusCode, body)
+	}
+	out := call(t, srv.URL, "tools/list", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+listenMeta+`}}`)
+	if !strings.Contains(out, `"tools":[`) {
+		t.Errorf("tools/list after Shutdown: %s", out)
+	}
+}
+
+func TestListenErrors(t *testing.T) {
+	s, _ := listenServer(t, &mcp.ServerOptions{MaxSubscriptions: 1})
+	srv := serveHTTP(t, s)
+	open := openStream(t, srv.URL, `1`, `{}`)
+	open.next(t)
+
+	off := mcp.NewServer(&mcp.ServerOptions{MaxSubscriptions: -1})
+	mcp.AddTool(off, &mcp.Tool{Name: "echo", Description: "Echoes."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+	offSrv := serveHTTP(t, off)
+	empty := serveHTTP(t, mcp.NewServer(nil))
+
+	tests := []struct {
+		name, url, filter string
+		hdr               []string
+		wantStatus        int
+		wantCode          string
+	}{
+		{"over the cap", srv.URL, `{}`, nil, 503, `"code":-32603`},
+		{"listen turned off", offSrv.URL, `{}`, nil, 404, `"code":-32601`},
+		{"nothing to listen to", empty.URL, `{}`, nil, 404, `"code":-32601`},
+		{"no SSE in Accept", srv.URL, `{}`, []string{"Accept", "application/json"}, 406, `"code":-32600`},
+		{"filter missing", srv.URL, `null`, nil, 400, `"code":-32602`},
+		{"filter of the wrong type", srv.URL, `{"toolsListChanged":"yes"}`, nil, 400, `"code":-32602`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := postListen(t, tt.url, `5`, tt.filter, tt.hdr...)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus || !strings.Contains(string(body), tt.wantCode) || !strings.Contains(string(body), `"id":5`) {
+				t.Errorf("HTTP %d %s; want %d with %s and the request id", resp.StatusCode, body, tt.wantStatus, tt.wantCode)
+			}
+		})
+	}
+
+	t.Run("capabilities without listen", func(t *testing.T) {
+		out := call(t, offSrv.URL, "server/discover", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+listenMeta+`}}`)
+		if !strings.Contains(out, `"tools":{}`) || strings.Contains(out, "listChanged") {
+			t.Errorf("discover with listen off: %s", out)
+		}
+	})
+}
+
+// Idle streams get keep-alive comments at the configured interval.
+func TestListenKeepAlive(t *testing.T) {
+	s, _ := listenServer(t, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+	srv := serveHTTP(t, s)
+	st := openStream(t, srv.URL, `1`, `{}`)
+	st.next(t)
+	comments := 0
+	deadline := time.After(5 * time.Second)
+	for comments < 3 {
+		select {
+		case l := <-st.lines:
+			if l == ":" {
+				comments++
+			}
+		case <-deadline:
+			t.Fatalf("%d keep-alive comments within 5s, want 3", comments)
+		}
+	}
+}
+
+// A listen stream outlives http.Server.ReadTimeout (NewHTTPServer sets
+// one): net/http clears the read deadline once the body has been read.
+func TestListenOutlivesReadTimeout(t *testing.T) {
+	s, toggle := listenServer(t, nil)
+	srv := httptest.NewUnstartedServer(s)
+	srv.Config.ReadTimeout = 100 * time.Millisecond
+	srv.Start()
+	t.Cleanup(srv.Close)
+	st := openStream(t, srv.URL, `1`, `{"toolsListChanged":true}`)
+	st.next(t)
+	time.Sleep(300 * time.Millisecond)
+	toggle()
+	if got := st.next(t)["method"]; got != "notifications/tools/list_changed" {
+		t.Fatalf("got %v after the read timeout", got)
+	}
+}
+
+// stdioClient drives ServeStdio through pipes.
+type stdioClient struct {
+	in    *io.PipeWriter
+	lines chan string
+	done  chan error
+}
+
+func startStdio(t *testing.T, s *mcp.Server, ctx context.Context) *stdioClient {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &stdioClient{in: inW, lines: make(chan string, 100), done: make(chan error, 1)}
+	go func() {
+		c.done <- s.ServeStdio(ctx, inR, outW)
+		outW.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+		close(c.lines)
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return c
+}
+
+func (c *stdioClient) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *stdioClient) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case l, ok := <-c.lines:
+		if !ok {
+			t.Fatal("stdout ended")
+		}
+		return l
+	case <-time.After(5 * time.Second):
+		t.Fatal("no line within 5s")
+	}
+	return ""
+}
+
+func listenLine(id, filter string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":` + filter + `}}`
+}
+
+func TestListenStdio(t *testing.T) {
+	s, toggle := listenServer(t, nil)
+	c := startStdio(t, s, context.Background())
+	c.send(t, listenLine(`1`, `{"toolsListChanged":true}`))
+	if got, want := c.next(t), tagged("notifications/subscriptions/acknowledged", `1`, `,"notifications":{"toolsListChanged":true}`); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	c.send(t, listenLine(`"two"`, `{"toolsListChanged":true}`))
+	if got, want := c.next(t), tagged("notifications/subscriptions/acknowledged", `"two"`, `,"notifications":{"toolsListChanged":true}`); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+
+	// One change reaches both subscriptions, interleaved on one channel
+	// and told apart by their tags.
+	toggle()
+	got := []string{c.next(t), c.next(t)}
+	want := []string{tagged("notifications/tools/list_changed", `"two"`, ""), tagged("notifications/tools/list_changed", `1`, "")}
+	if diff := cmp.Diff(want, got, cmpSorted); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+
+	// notifications/cancelled ends subscription 1 without a response;
+	// the other one goes on.
+	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	time.Sleep(50 * time.Millisecond)
+	toggle()
+	if got, want := c.next(t), tagged("notifications/tools/list_changed", `"two"`, ""); got != want {
+		t.Errorf("after cancelling 1: got %s, want %s", got, want)
+	}
+
+	// Other requests are served while the subscription is open.
+	c.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo",`+listenMeta+`}}`)
+	if got := c.next(t); !strings.HasPrefix(got, `{"jsonrpc":"2.0","id":3,"result":`) {
+		t.Errorf("tools/call during a subscription: %s", got)
+	}
+
+	// Shutdown: the graceful result.
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.next(t), `{"jsonrpc":"2.0","id":"two","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"listen","version":"1.0.0"},"io.modelcontextprotocol/subscriptionId":"two"}}}`; got != want {
+		t.Errorf("graceful result:\ngot  %s\nwant %s", got, want)
+	}
+	c.in.Close()
+	if err := <-c.done; err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := <-c.lines; ok {
+		t.Errorf("unexpected line after the end: %s", l)
+	}
+}
+
+var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
+	out := append([]string(nil), in...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+})
+
+// At the end of input, listen streams end at once (their client is gone)
+// instead of holding ServeStdio for the drain time.
+func TestListenStdioEOF(t *testing.T) {
+	s, _ := listenServer(t, nil)
+	c := startStdio(t, s, context.Background())
+	c.send(t, listenLine(`1`, `{"toolsListChanged":true}`))
+	c.next(t)
+	start := time.Now()
+	c.in.Close()
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("ServeStdio still running 3s after EOF")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("ServeStdio took %v after EOF", d)
+	}
+	if l, ok := <-c.lines; ok {
+		t.Errorf("unexpected line after EOF: %s", l)
+	}
+}
+
+// Cancelling ServeStdio's context returns even while a Read is blocked.
+func TestStdioContextCancel(t *testing.T) {
+	s, _ := listenServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	c := startStdio(t, s, ctx)
+	c.send(t, listenLine(`1`, `{}`))
+	c.next(t)
+	cancel()
+	select {
+	case <-c.done:
+	case <-time.After(3 * time.Second):
+		t.Fatal("ServeStdio still running 3s after its context was cancelled")
+	}
+}
+
+// logBuffer is a concurrency-safe log sink for tests.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newLogger(lb *logBuffer) *slog.Logger { return slog.New(slog.NewTextHandler(lb, nil)) }
+
+// Over real HTTP: a client that stops reading its listen stream is
+// dropped and its handler ends, while another listener gets every
+// notification. (Loopback TCP lets a non-reading client's stream creep on
+// in bursts; the internal TestListenSlowReaderDropped covers a write that
+// is stuck for good.)
+func TestListenHTTPSlowReader(t *testing.T) {
+	var logs logBuffer
+	bus := new(mcp.LocalBus)
+	s, _ := listenServer(t, &mcp.ServerOptions{Bus: bus, Logger: newLogger(&logs)})
+	srv := serveHTTP(t, s)
+
+	// The slow client: a raw connection with a tiny receive buffer that
+	// sends the listen request and never reads.
+	d := net.Dialer{Control: func(network, address string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1024) })
+	}}
+	conn, err := d.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), len(body), body)
+
+	fast := openStream(t, srv.URL, `2`, `{"toolsListChanged":true}`)
+	fast.next(t)
+	for i := 0; !strings.Contains(logs.String(), "dropping a subscriptions/listen stream"); i++ {
+		if i == 100000 {
+			t.Fatal("the slow client was never dropped")
+		}
+		bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+		if f := fast.next(t); f["method"] != "notifications/tools/list_changed" {
+			t.Fatalf("fast listener got %v", f)
+		}
+	}
+	// The fast listener goes on.
+	bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+	fast.next(t)
+	// The slow stream's handler is not stuck in its write: Shutdown, which
+	// waits for every listen handler, returns.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v (a dropped stream's handler still running?)", err)
+	}
+}

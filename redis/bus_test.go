@@ -1,0 +1,275 @@
+package redis
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// recorder collects the changes a subscriber gets.
+type recorder struct {
+	mu sync.Mutex
+	cs []mcp.Change
+}
+
+func (r *recorder) add(c mcp.Change) {
+	r.mu.Lock()
+	r.cs = append(r.cs, c)
+	r.mu.Unlock()
+}
+
+func (r *recorder) got() []mcp.Change {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]mcp.Change(nil), r.cs...)
+}
+
+// waitFor polls cond for up to d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func dial(t *testing.T, url string, lb *logBuffer) *Bus {
+	t.Helper()
+	o := &BusOptions{Channel: "test:" + t.Name()}
+	if lb != nil {
+		o.Logger = slog.New(slog.NewTextHandler(lb, nil))
+	}
+	b, err := Dial(url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Ready(ctx); err != nil {
+		t.Fatalf("bus not subscribed: %v", err)
+	}
+	return b
+}
+
+// A change published on one replica reaches the subscribers of every
+// replica exactly once, its own included.
+func TestBusAcrossReplicas(t *testing.T) {
+	r := startRedis(t)
+	a, b := dial(t, r.URL(), nil), dial(t, r.URL(), nil)
+	var ra, rb recorder
+	a.Subscribe(ra.add)
+	b.Subscribe(rb.add)
+
+	changes := []mcp.Change{
+		{Kind: mcp.ToolsListChanged},
+		{Kind: mcp.ResourceUpdated, URI: "file:///a b/ü.txt"},
+		{Kind: mcp.PromptsListChanged},
+	}
+	for _, c := range changes {
+		a.Publish(c)
+	}
+	b.Publish(mcp.Change{Kind: mcp.ResourcesListChanged})
+	want := append(append([]mcp.Change(nil), changes...), mcp.Change{Kind: mcp.ResourcesListChanged})
+	for _, rec := range []*recorder{&ra, &rb} {
+		waitFor(t, 5*time.Second, "every change", func() bool { return len(rec.got()) >= len(want) })
+	}
+	time.Sleep(100 * time.Millisecond) // duplicates would arrive by now
+	sortChanges := cmp.Transformer("sort", func(in []mcp.Change) map[mcp.Change]int {
+		m := map[mcp.Change]int{}
+		for _, c := range in {
+			m[c]++
+		}
+		return m
+	})
+	if diff := cmp.Diff(want, ra.got(), sortChanges); diff != "" {
+		t.Errorf("replica a got (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, rb.got(), sortChanges); diff != "" {
+		t.Errorf("replica b got (-want +got):\n%s", diff)
+	}
+}
+
+// Redis restarts: both replicas say so in their logs, keep their
+// subscribers, deliver local changes meanwhile, publish what they kept
+// once Redis is back, and tell listeners to re-list.
+func TestBusSurvivesRedisRestart(t *testing.T) {
+	defer func(d time.Duration) { maxBackoff = d }(maxBackoff)
+	maxBackoff = 200 * time.Millisecond
+	r := startRedis(t)
+	var la, lb logBuffer
+	a, b := dial(t, r.URL(), &la), dial(t, r.URL(), &lb)
+	var ra, rb recorder
+	a.Subscribe(ra.add)
+	b.Subscribe(rb.add)
+
+	r.Stop()
+	waitFor(t, 5*time.Second, "b to log the outage", func() bool { return strings.Contains(lb.String(), "Redis unreachable") })
+	updated := mcp.Change{Kind: mcp.ResourceUpdated, URI: "test://during-outage"}
+	a.Publish(updated)
+	if got := ra.got(); len(got) != 1 || got[0] != updated {
+		t.Fatalf("a's own subscriber got %v during the outage, want the change at once", got)
+	}
+	waitFor(t, 5*time.Second, "a to log that it cannot publish", func() bool { return strings.Contains(la.String(), "cannot publish") })
+
+	r.Start()
+	// What a kept during the outage goes out once Redis is back. (Whether
+	// b hears it depends on which of the two reconnects first: pub/sub
+	// keeps nothing for a subscriber that is not there yet. That is what
+	// the re-list notifications below are for.)
+	waitFor(t, 10*time.Second, "a to publish what it kept", func() bool { return strings.Contains(la.String(), "publishing the changes kept meanwhile") })
+	waitFor(t, 5*time.Second, "b to log the recovery", func() bool { return strings.Contains(lb.String(), "Redis reachable again") })
+	relist := map[mcp.ChangeKind]bool{}
+	for _, c := range rb.got() {
+		relist[c.Kind] = true
+	}
+	for _, k := range []mcp.ChangeKind{mcp.ToolsListChanged, mcp.PromptsListChanged, mcp.ResourcesListChanged} {
+		if !relist[k] {
+			t.Errorf("b's subscribers were not told %v after the outage; got %v", k, rb.got())
+		}
+	}
+
+	// Business as usual afterwards, in both directions.
+	n := len(ra.got())
+	b.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+	waitFor(t, 5*time.Second, "a to get b's change after the restart", func() bool { return len(ra.got()) > n })
+}
+
+// A bus whose Redis is not there says so, and serves local subscribers.
+func TestBusRedisUnreachable(t *testing.T) {
+	var lb logBuffer
+	b, err := Dial("redis://127.0.0.1:"+itoa(freePort(t))+"/0", &BusOptions{Logger: slog.New(slog.NewTextHandler(&lb, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var rec recorder
+	b.Subscribe(rec.add)
+	b.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+	if len(rec.got()) != 1 {
+		t.Errorf("local subscriber got %v", rec.got())
+	}
+	waitFor(t, 5*time.Second, "the outage log line", func() bool { return strings.Contains(lb.String(), "Redis unreachable") })
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := b.Ready(ctx); err == nil {
+		t.Error("Ready without Redis")
+	}
+}
+
+func TestDialBadURL(t *testing.T) {
+	if _, err := Dial("http://127.0.0.1:1", nil); err == nil {
+		t.Error("Dial accepted a URL that is not redis://")
+	}
+}
+
+func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + jsonNumber(n)) }
+
+func jsonNumber(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+
+// post sends one request to an MCP server and returns the response body.
+func post(t *testing.T, url, method, name, params string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{`+meta+params+`}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var sb strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		sb.WriteString(sc.Text())
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// Two mcp.Servers, each with its own Redis bus: a tool registered on one
+// and a resource reported updated on one reach a listen stream on the
+// other.
+func TestServersShareChanges(t *testing.T) {
+	r := startRedis(t)
+	newServer := func() (*mcp.Server, string) {
+		s := mcp.NewServer(&mcp.ServerOptions{Bus: dial(t, r.URL(), nil)})
+		mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."},
+			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+		s.AddResource(&mcp.Resource{URI: "test://watched", Name: "watched"},
+			func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "x"}}}, nil
+			})
+		srv := httptest.NewServer(s)
+		t.Cleanup(srv.Close)
+		return s, srv.URL
+	}
+	a, aURL := newServer()
+	_, bURL := newServer()
+	post(t, aURL, "server/discover", "", "") // a has served: its changes are published
+
+	req, _ := http.NewRequest("POST", bURL, strings.NewReader(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{`+meta+`,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://watched"]}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	frames := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				frames <- d
+			}
+		}
+	}()
+	next := func() string {
+		t.Helper()
+		select {
+		case f := <-frames:
+			return f
+		case <-time.After(5 * time.Second):
+			t.Fatal("no frame within 5s")
+		}
+		return ""
+	}
+	if f := next(); !strings.Contains(f, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("first frame %s", f)
+	}
+	mcp.AddTool(a, &mcp.Tool{Name: "new", Description: "Registered at run time on replica a."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+	tag := `"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}`
+	if got, want := next(), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{`+tag+`}}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	a.NotifyResourceUpdated("test://other") // nobody asked for it
+	a.NotifyResourceUpdated("test://watched")
+	if got, want := next(), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{`+tag+`,"uri":"test://watched"}}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,53 @@
+// Command mcpkit is the mcpkit command-line tool with Redis support: the
+// same command as github.com/mcpkit/mcpkit/cmd/mcpkit, plus
+//
+//	mcpkit serve --redis redis://HOST:PORT   replicas share change notifications through Redis
+//
+// It is built from this nested module so that the core module does not
+// depend on go-redis. Run `mcpkit help` for details.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/mcpkit/mcpkit/internal/cli"
+	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/redis"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, &cli.Options{Redis: dialBus}))
+}
+
+// dialBus connects `mcpkit serve --redis URL` to Redis. An unreachable
+// Redis is not fatal: the bus logs it, the server serves on, and the bus
+// connects when Redis comes up.
+func dialBus(url string, log *slog.Logger) (mcp.Bus, func(), error) {
+	// go-redis logs every failed dial on its own; the bus says once, in
+	// plain words, that Redis is unreachable. Keep go-redis's lines for
+	// debug level.
+	goredis.SetLogger(debugLogger{log})
+	b, err := redis.Dial(url, &redis.BusOptions{Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if b.Ready(ctx) == nil {
+		log.Info("redis bus: listening for changes from other replicas")
+	}
+	return b, func() { b.Close() }, nil
+}
+
+// debugLogger sends go-redis's log lines to slog at debug level.
+type debugLogger struct{ log *slog.Logger }
+
+func (l debugLogger) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, fmt.Sprintf(format, v...), "component", "go-redis")
+}
