@@ -323,10 +323,10 @@ type clientReply struct {
 	err    *jsonrpc.Error
 }
 
-// ClientError is a legacy client's error response to a request the server
+// clientError is a legacy client's error response to a request the server
 // sent it (elicitation/create, sampling/createMessage, roots/list), or the
 // failure to get one (timeout, session ended).
-type ClientError struct {
+type clientError struct {
 	// Method is the method of the server's request.
 	Method string
 	// Code and Message come from the client's error response; Code is 0
@@ -335,7 +335,7 @@ type ClientError struct {
 	Message string
 }
 
-func (e *ClientError) Error() string {
+func (e *clientError) Error() string {
 	if e.Code != 0 {
 		return fmt.Sprintf("the client answered %s with error %d: %s", e.Method, e.Code, e.Message)
 	}
@@ -352,7 +352,7 @@ func (ss *session) call(ctx context.Context, send func(msg []byte), method strin
 	ss.mu.Lock()
 	if ss.closed {
 		ss.mu.Unlock()
-		return nil, &ClientError{Method: method, Message: "the session has ended"}
+		return nil, &clientError{Method: method, Message: "the session has ended"}
 	}
 	ss.pending[n] = ch
 	ss.mu.Unlock()
@@ -374,7 +374,7 @@ func (ss *session) call(ctx context.Context, send func(msg []byte), method strin
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return nil, &ClientError{Method: method, Code: r.err.Code, Message: r.err.Message}
+			return nil, &clientError{Method: method, Code: r.err.Code, Message: r.err.Message}
 		}
 		return r.result, nil
 	case <-t.C:
@@ -382,7 +382,7 @@ func (ss *session) call(ctx context.Context, send func(msg []byte), method strin
 	case <-ctx.Done():
 		why = "the request was cancelled"
 	case <-ss.ctx.Done():
-		return nil, &ClientError{Method: method, Message: "the session has ended"}
+		return nil, &clientError{Method: method, Message: "the session has ended"}
 	}
 	p := []byte(`{"requestId":`)
 	p = strconv.AppendInt(p, n, 10)
@@ -390,7 +390,7 @@ func (ss *session) call(ctx context.Context, send func(msg []byte), method strin
 	p = jsonrpc.AppendString(p, why)
 	p = append(p, '}')
 	send(jsonrpc.AppendNotification(nil, "notifications/cancelled", p))
-	return nil, &ClientError{Method: method, Message: why}
+	return nil, &clientError{Method: method, Message: why}
 }
 
 // deliver routes a client's response to the server-to-client request it
