@@ -24,6 +24,10 @@ const (
 	// ResourceUpdated: the resource named by Change.URI changed
 	// (notifications/resources/updated).
 	ResourceUpdated
+	// TaskChanged: the task named by Change.TaskID changed: its status,
+	// status message, input requests, result or error
+	// (notifications/tasks, with the task as tasks/get reports it).
+	TaskChanged
 )
 
 // String returns the method of the notification the kind becomes, such as
@@ -38,23 +42,40 @@ func (k ChangeKind) String() string {
 		return "notifications/resources/list_changed"
 	case ResourceUpdated:
 		return "notifications/resources/updated"
+	case TaskChanged:
+		return "notifications/tasks"
 	}
 	return ""
 }
 
 // Change is one event that open subscriptions/listen streams may be told
-// about: a list of tools, prompts or resources changed, or one resource was
-// updated. Servers publish Changes on their Bus and deliver the Changes they
-// receive from it.
+// about: a list of tools, prompts or resources changed, one resource was
+// updated, or one task changed. Servers publish Changes on their Bus and
+// deliver the Changes they receive from it.
 type Change struct {
 	Kind ChangeKind
 	// URI names the updated resource of a ResourceUpdated change; it is
 	// empty for the other kinds.
 	URI string
+	// TaskID names the task of a TaskChanged change; it is empty for the
+	// other kinds.
+	TaskID string
+}
+
+// arg returns the argument of c's kind (the URI or the task id), and
+// whether the kind has one.
+func (c Change) arg() (string, bool) {
+	switch c.Kind {
+	case ResourceUpdated:
+		return c.URI, true
+	case TaskChanged:
+		return c.TaskID, true
+	}
+	return "", false
 }
 
 // MarshalText encodes c as the method of its notification, followed by a
-// space and the URI for ResourceUpdated:
+// space and the URI for ResourceUpdated or the task id for TaskChanged:
 // "notifications/resources/updated file:///a.txt". Bus implementations that
 // carry Changes between processes can use it as their wire format.
 func (c Change) MarshalText() ([]byte, error) {
@@ -62,26 +83,35 @@ func (c Change) MarshalText() ([]byte, error) {
 	if m == "" {
 		return nil, errors.New("mcp: Change with unknown kind")
 	}
-	if c.Kind != ResourceUpdated {
+	arg, has := c.arg()
+	if !has {
 		return []byte(m), nil
 	}
-	if c.URI == "" {
-		return nil, errors.New("mcp: ResourceUpdated change without URI")
+	if arg == "" {
+		return nil, errors.New("mcp: " + m + " change without its URI or task id")
 	}
-	return []byte(m + " " + c.URI), nil
+	return []byte(m + " " + arg), nil
 }
 
 // UnmarshalText decodes the form written by MarshalText.
 func (c *Change) UnmarshalText(b []byte) error {
-	m, uri, _ := strings.Cut(string(b), " ")
-	for k := ToolsListChanged; k <= ResourceUpdated; k++ {
-		if m == k.String() {
-			if (k == ResourceUpdated) != (uri != "") {
-				break
-			}
-			*c = Change{Kind: k, URI: uri}
-			return nil
+	m, arg, _ := strings.Cut(string(b), " ")
+	for k := ToolsListChanged; k <= TaskChanged; k++ {
+		if m != k.String() {
+			continue
 		}
+		d := Change{Kind: k}
+		switch k {
+		case ResourceUpdated:
+			d.URI = arg
+		case TaskChanged:
+			d.TaskID = arg
+		}
+		if _, has := d.arg(); has != (arg != "") {
+			break
+		}
+		*c = d
+		return nil
 	}
 	return errors.New("mcp: malformed Change " + strconvQuote(string(b)))
 }

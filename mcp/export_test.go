@@ -1,4 +1,22 @@
 package mcp
 
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// SetTaskClock makes s's tasks deterministic for tests in package mcp_test:
+// every timestamp is now (also for the expiry of a MemoryTaskStore), and task ids are "task-1", "task-2", ...
+func SetTaskClock(s *Server, now time.Time) {
+	var n atomic.Int64
+	s.tasks.now = func() time.Time { return now }
+	s.tasks.newID = func() string { return "task-" + strconv.FormatInt(n.Add(1), 10) }
+	s.tasks.enable()
+	if m, ok := s.tasks.store.(*MemoryTaskStore); ok {
+		m.now = s.tasks.now
+	}
+}
+
 // HostNameForTest exposes hostName to the external tests.
 var HostNameForTest = hostName

@@ -129,6 +129,9 @@ func init() {
 		"prompts/get":              handlePromptsGet,
 		"completion/complete":      handleComplete,
 		"subscriptions/listen":     handleListen,
+		"tasks/get":                handleTasksGet,
+		"tasks/update":             handleTasksUpdate,
+		"tasks/cancel":             handleTasksCancel,
 	}
 }
 
@@ -148,12 +151,15 @@ type exchange struct {
 	info     RequestInfo
 	infoDone bool
 	notifier Notifier // for a legacy request, it also carries the session (legacy.go)
+	// task is the task run of a tools/call that may become a task, and of
+	// a task's later runs; nil otherwise.
+	task *taskRun
 
 	mu           sync.Mutex
 	done         bool
+	sentProgress bool   // next to done: the exchange stays in its size class
 	token        []byte // progress token, copied out of the request buffer
 	lastProgress float64
-	sentProgress bool
 }
 
 // requestInfo decodes the typed RequestInfo on first use.

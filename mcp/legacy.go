@@ -275,6 +275,10 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 	if p.ProtocolVersion == nil {
 		return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: initialize needs a protocolVersion"))
 	}
+	// Extensions are negotiated per request in the modern era only (the
+	// 2025-11-25 schema has no such member): none apply to a legacy
+	// session, tasks included.
+	p.Capabilities.Extensions = nil
 	version := LegacyVersion
 	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion

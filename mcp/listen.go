@@ -22,6 +22,11 @@ type SubscriptionFilter struct {
 	// ResourceSubscriptions lists the resource URIs whose
 	// notifications/resources/updated the client wants.
 	ResourceSubscriptions []string `json:"resourceSubscriptions,omitempty"`
+	// TaskIDs lists the tasks whose notifications/tasks (the task as
+	// tasks/get reports it, at every change) the client wants; asking
+	// needs the tasks extension. The acknowledgement lists those that
+	// exist and the caller may see.
+	TaskIDs []string `json:"taskIds,omitempty"`
 }
 
 const (
@@ -76,6 +81,7 @@ type subscription struct {
 	id    string              // the JSON-RPC id, for logs
 	kinds uint8               // bit 1<<ChangeKind for every honoured kind
 	uris  map[string]struct{} // honoured resourceSubscriptions
+	tasks map[string]struct{} // honoured taskIds
 	ch    chan Change
 	gone  chan struct{} // closed when the server drops the stream
 	abort func()        // unblocks a transport write in progress; may be nil
@@ -85,8 +91,12 @@ func (sub *subscription) wants(c Change) bool {
 	if sub.kinds&(1<<c.Kind) == 0 {
 		return false
 	}
-	if c.Kind == ResourceUpdated {
+	switch c.Kind {
+	case ResourceUpdated:
 		_, ok := sub.uris[c.URI]
+		return ok
+	case TaskChanged:
+		_, ok := sub.tasks[c.TaskID]
 		return ok
 	}
 	return true
@@ -155,17 +165,9 @@ func (l *listeners) deliver(c Change) {
 	}
 }
 
-// Shutdown ends every open subscriptions/listen stream gracefully: each
-// gets the completion result (SubscriptionsListenResult) and then ends.
-// Listen requests that arrive later are refused with -32603 (HTTP 503).
-// Shutdown waits until the listen handlers have returned or ctx is done,
-// whichever comes first, and returns ctx's error in the latter case. Other
-// requests are not affected.
-//
-// Call it before http.Server.Shutdown, which waits for active handlers and
-// would otherwise wait for the listen streams until its own deadline. It is
-// safe to call more than once and concurrently.
-func (s *Server) Shutdown(ctx context.Context) error {
+// shutdownListen ends every open subscriptions/listen stream gracefully
+// and waits for their handlers, or for ctx (see Shutdown).
+func (s *Server) shutdownListen(ctx context.Context) error {
 	l := &s.listen
 	l.mu.Lock()
 	if !l.closed {
@@ -214,8 +216,8 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	if len(f.ResourceSubscriptions) > maxListenURIs {
-		return nil, InvalidParams("Invalid params: at most " + strconv.Itoa(maxListenURIs) + " resourceSubscriptions per subscriptions/listen request")
+	if len(f.ResourceSubscriptions) > maxListenURIs || len(f.TaskIDs) > maxListenURIs {
+		return nil, InvalidParams("Invalid params: at most " + strconv.Itoa(maxListenURIs) + " resourceSubscriptions and " + strconv.Itoa(maxListenURIs) + " taskIds per subscriptions/listen request")
 	}
 	if st, ok := x.notifier.(streamer); x.notifier == nil || (ok && !st.streams()) {
 		return nil, &Error{Code: CodeInvalidRequest, Message: "Not Acceptable: subscriptions/listen answers with a stream of notifications; the Accept header must allow text/event-stream", status: http.StatusNotAcceptable}
@@ -241,6 +243,20 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 			sub.uris[u] = struct{}{}
 		}
 	}
+	if f.TaskIDs != nil {
+		ids, err := x.listenTasks(ctx, f.TaskIDs)
+		if err != nil {
+			return nil, err
+		}
+		if ids != nil {
+			ack.TaskIDs = ids
+			sub.kinds |= 1 << TaskChanged
+			sub.tasks = make(map[string]struct{}, len(ids))
+			for _, id := range ids {
+				sub.tasks[id] = struct{}{}
+			}
+		}
+	}
 	if a, ok := x.notifier.(aborter); ok {
 		sub.abort = a.abort
 	}
@@ -262,11 +278,18 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	params = append(params, '}')
 	x.notify("notifications/subscriptions/acknowledged", params)
 
+	sent := map[string][]byte{} // the last notifications/tasks per task
 	send := func(c Change) {
 		params = params[:len(tag)]
-		if c.Kind == ResourceUpdated {
+		switch c.Kind {
+		case ResourceUpdated:
 			params = append(params, `,"uri":`...)
 			params = jsonrpc.AppendString(params, c.URI)
+		case TaskChanged:
+			var ok bool
+			if params, ok = x.appendTaskNotification(ctx, params, c.TaskID, sent); !ok {
+				return // gone (expired) meanwhile, or nothing new
+			}
 		}
 		params = append(params, '}')
 		x.notify(c.Kind.String(), params)
@@ -315,6 +338,19 @@ func listenFilter(params []byte) (*SubscriptionFilter, error) {
 			flag = &f.PromptsListChanged
 		case m.KeyIs("resourcesListChanged"):
 			flag = &f.ResourcesListChanged
+		case m.KeyIs("taskIds"):
+			switch jsonscan.Kind(m.Value) {
+			case 'n':
+				continue
+			case '[':
+				if err := json.Unmarshal(m.Value, &f.TaskIDs); err == nil {
+					if f.TaskIDs == nil {
+						f.TaskIDs = []string{}
+					}
+					continue
+				}
+			}
+			return nil, InvalidParams("Invalid params: notifications.taskIds must be an array of task ids")
 		case m.KeyIs("resourceSubscriptions"):
 			switch jsonscan.Kind(m.Value) {
 			case 'n':

@@ -64,8 +64,16 @@ func (r *registry) build(s *Server) *snapshot {
 	r.buildPrompts(s, sn)
 	buildUtilities(sn)
 	sn.setListenCaps(s.listen.enabled())
-	if len(s.opts.Extensions) > 0 {
-		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions))
+	tasks := false
+	for _, t := range r.tools {
+		tasks = tasks || t.tool.TaskSupport != TaskNone
+	}
+	if len(s.opts.Extensions) > 0 || tasks {
+		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions)+1)
+		if tasks {
+			// The extension has no settings yet: an empty object.
+			sn.caps.Extensions[TasksExtension] = json.RawMessage("{}")
+		}
 		for k, v := range s.opts.Extensions {
 			if v == nil {
 				sn.caps.Extensions[k] = json.RawMessage("{}")

@@ -21,9 +21,14 @@ type requestBase struct {
 // a progress token; otherwise it does nothing. progress must increase from
 // call to call (a value that does not is dropped); total is sent when
 // greater than zero, message when not empty. On Streamable HTTP the first
-// notification turns the response into an SSE stream.
+// notification turns the response into an SSE stream. In a call that runs
+// as a task, progress becomes the task's status message instead (message,
+// or "progress/total"), which clients see with tasks/get.
 func (r *requestBase) Progress(progress, total float64, message string) {
 	x := r.x
+	if x != nil && x.task != nil && x.task.progress(progress, total, message) {
+		return
+	}
 	if x == nil || len(x.token) == 0 {
 		return
 	}

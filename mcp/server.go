@@ -23,10 +23,17 @@
 // travel on ServerOptions.Bus, in-process by default; with a distributed Bus
 // (the Redis one in github.com/mcpkit/mcpkit/redis) they reach the streams
 // of every replica. Shutdown ends the streams gracefully.
+//
+// A tool whose calls take long can declare Tool.TaskSupport: for clients
+// that support the tasks extension, its handler (unchanged) then runs in
+// the background, and the client gets a task it polls with tasks/get,
+// answers with tasks/update and stops with tasks/cancel. Tasks live in a
+// TaskStore (ServerOptions.Tasks), which replicas share.
 package mcp
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -86,6 +93,11 @@ type ServerOptions struct {
 	// Extensions are advertised in capabilities.extensions, keyed by
 	// extension identifier; a nil value is sent as {}.
 	Extensions map[string]any
+
+	// Tasks configures the tasks extension (io.modelcontextprotocol/tasks),
+	// which is on once a tool with TaskSupport is registered or
+	// Tasks.Store is set. See TaskOptions.
+	Tasks TaskOptions
 
 	// StateKeys are the secrets that seal the requestState of
 	// input_required results (see docs/mrtr.md): each at least
@@ -183,6 +195,7 @@ type Server struct {
 	bus       Bus
 	keepAlive time.Duration
 	listen    listeners
+	tasks     taskState
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -231,6 +244,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
 	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
 	s.initAuth()
+	s.tasks.init(s, &o.Tasks)
 
 	s.initState()
 	s.keepAlive = cmp.Or(o.KeepAlive, 15*time.Second)
@@ -353,4 +367,30 @@ func (s *Server) putBuf(b *[]byte) {
 	}
 	*b = (*b)[:0]
 	s.bufs.Put(b)
+}
+
+// Shutdown stops the server's long-lived work gracefully, for a process
+// that is about to exit:
+//   - every open subscriptions/listen stream gets its completion result
+//     (SubscriptionsListenResult) and ends;
+//   - the tasks this server runs are cancelled, and end failed, so that
+//     clients polling them (on another replica) learn that the work
+//     stopped;
+//   - later listen requests and calls that would start a task are refused
+//     with -32603 (HTTP 503), so that a load balancer retries them on
+//     another replica. Other requests are not affected.
+//
+// Shutdown waits until the listen and task handlers have returned or ctx
+// is done, whichever comes first, and returns ctx's error in the latter
+// case. Call it before http.Server.Shutdown, which waits for active
+// handlers and would otherwise wait for the listen streams until its own
+// deadline. It is safe to call more than once and concurrently.
+func (s *Server) Shutdown(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.tasks.shutdown(ctx) }()
+	err := s.shutdownListen(ctx)
+	if terr := <-errc; err == nil {
+		err = terr
+	}
+	return err
 }

@@ -34,6 +34,13 @@ type Tool struct {
 	Icons        []Icon           `json:"icons,omitempty"`
 	Meta         Meta             `json:"_meta,omitempty"`
 
+	// TaskSupport says whether calls may run as tasks of the tasks
+	// extension (see TaskSupport). Registering a tool with TaskOptional or
+	// TaskRequired turns the extension on: server/discover advertises it,
+	// and tasks/get, tasks/update and tasks/cancel are served. Not sent
+	// to clients: the server decides per call.
+	TaskSupport TaskSupport `json:"-"`
+
 	// Scopes are the OAuth scopes a caller's access token must all grant
 	// for the caller to see the tool in tools/list and to call it, on a
 	// server with AuthOptions. A call without them gets 403
@@ -210,6 +217,12 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	if e.encoded, err = json.Marshal(t); err != nil {
 		panic(fmt.Sprintf("AddTool %q: encoding: %v", t.Name, err))
 	}
+	if t.TaskSupport > TaskRequired {
+		panic(fmt.Sprintf("AddTool %q: invalid TaskSupport %d", t.Name, t.TaskSupport))
+	}
+	if t.TaskSupport != TaskNone {
+		s.tasks.enable()
+	}
 	s.mu.Lock()
 	s.reg.tools[t.Name] = e
 	s.changed(ToolsListChanged)
@@ -320,50 +333,81 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	var res *CallToolResult
+	task := t.tool.TaskSupport != TaskNone && info.ClientCapabilities.HasExtension(TasksExtension)
+	if !task && t.tool.TaskSupport == TaskRequired {
+		return nil, missingTasksExtension()
+	}
 	if verr := t.input.Validate(args); verr != nil {
-		res = errorResult("Invalid arguments for tool " + name + ": " + verr.Error())
-	} else {
-		req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
-		if err := x.openRound(&req.rd, info); err != nil {
+		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+verr.Error()))
+	}
+	if task {
+		return x.callTask(ctx, t, name, dst)
+	}
+	req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+	if err := x.openRound(&req.rd, info); err != nil {
+		return nil, err
+	}
+	res, err := x.invokeTool(ctx, t, req)
+	if err != nil {
+		if isTaskInput(err) {
+			return x.appendInputRequired(dst, &req.rd)
+		}
+		return nil, err
+	}
+	return x.appendToolResult(dst, name, res)
+}
+
+// invokeTool runs a tool's handler. An ordinary error becomes an isError
+// result, and so does a structured result that does not match the output
+// schema; protocol errors (a *Error), requests for input (*InputRequired)
+// and cancellation are returned.
+func (x *exchange) invokeTool(ctx context.Context, t *toolEntry, req *ToolRequest) (*CallToolResult, error) {
+	res, err := t.handler(ctx, req)
+	if err != nil {
+		if _, ok := asError(err); ok || isInputRequired(err) {
 			return nil, err
 		}
-		res, err = t.handler(ctx, req)
-		if err != nil {
-			if _, ok := asError(err); ok {
-				return nil, err
-			}
-			if isInputRequired(err) {
-				return x.appendInputRequired(dst, &req.rd)
-			}
-			if ctx.Err() != nil {
-				return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
-			}
-			res = errorResult(err.Error())
-		} else if res == nil {
-			res = &CallToolResult{}
+		if ctx.Err() != nil {
+			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 		}
-		if t.output != nil && !res.IsError {
-			if verr := validateStructured(t.output, res.StructuredContent); verr != nil {
-				x.s.log.Error("mcp: tool output does not match its output schema", "tool", name, "err", verr)
-				res = errorResult("Tool " + name + " produced output that does not match its output schema: " + verr.Error())
-			}
+		res = errorResult(err.Error())
+	} else if res == nil {
+		res = &CallToolResult{}
+	}
+	if t.output != nil && !res.IsError {
+		if verr := validateStructured(t.output, res.StructuredContent); verr != nil {
+			x.s.log.Error("mcp: tool output does not match its output schema", "tool", req.Name, "err", verr)
+			res = errorResult("Tool " + req.Name + " produced output that does not match its output schema: " + verr.Error())
 		}
 	}
+	return res, nil
+}
+
+// appendToolResult appends the response carrying a tool's result.
+func (x *exchange) appendToolResult(dst []byte, name string, res *CallToolResult) ([]byte, error) {
 	buf := x.s.getBuf()
 	defer x.s.putBuf(buf)
-	body, err := appendCallToolResult(*buf, res)
+	body, meta, err := encodeToolResult(*buf, res, name)
 	*buf = body[:0]
 	if err != nil {
-		return nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
-	}
-	var meta []byte
-	if len(res.Meta) > 0 {
-		if meta, err = json.Marshal(res.Meta); err != nil {
-			return nil, fmt.Errorf("encoding the _meta of tool %q: %w", name, err)
-		}
+		return nil, err
 	}
 	return x.appendResult(dst, resultComplete, false, body, meta), nil
+}
+
+// encodeToolResult appends a tool result's own members to dst as a JSON
+// object, and encodes its _meta.
+func encodeToolResult(dst []byte, res *CallToolResult, name string) (body, meta []byte, err error) {
+	body, err = appendCallToolResult(dst, res)
+	if err != nil {
+		return body, nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
+	}
+	if len(res.Meta) > 0 {
+		if meta, err = json.Marshal(res.Meta); err != nil {
+			return body, nil, fmt.Errorf("encoding the _meta of tool %q: %w", name, err)
+		}
+	}
+	return body, meta, nil
 }
 
 func validateStructured(v *schema.Validator, sc any) error {

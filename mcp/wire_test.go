@@ -29,6 +29,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of wire tes
 // changed per test with lines "option NAME VALUE" in the archive comment.
 func wireServer(t *testing.T, comment string) *mcp.Server {
 	opts := &mcp.ServerOptions{Name: "wire", Version: "1.0.0"}
+	tasks := false
 	for _, line := range strings.Split(comment, "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 || f[0] != "option" {
@@ -57,6 +58,8 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 				t.Fatal(err)
 			}
 			opts.SessionIdleTimeout = d
+		case "tasks":
+			tasks = true
 		default:
 			t.Fatalf("unknown option %q", f[1])
 		}
@@ -83,12 +86,36 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 	if opts.Auth != nil {
 		addScopedTools(s)
 	}
+	if tasks {
+		addWireTaskTools(t, s)
+	}
 	return s
+}
+
+// addWireTaskTools registers the tools of the tasks wire tests ("option
+// tasks on"), with task ids task-1, task-2, ... and a fixed clock.
+func addWireTaskTools(t *testing.T, s *mcp.Server) {
+	mcp.SetTaskClock(s, time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
+	mcp.AddTool(s, &mcp.Tool{Name: "job", Description: "Answers at once; always a task.", TaskSupport: mcp.TaskRequired},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "job done", nil })
+	mcp.AddTool(s, &mcp.Tool{Name: "broken_job", Description: "Fails with a protocol error; always a task.", TaskSupport: mcp.TaskRequired},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "broken"}
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Runs until cancelled; a task when the client supports tasks.", TaskSupport: mcp.TaskOptional},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			req.StartTask()
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
 }
 
 // TestWireHTTP runs the archives in testdata/wire/http: each has a
 // "request" file (METHOD PATH, header lines, a blank line, the body) and a
-// "response" file (status, the headers that matter, a blank line, the body).
+// "response" file (status, the headers that matter, a blank line, the body),
+// and optionally "setup" files: requests in the same form sent first, in
+// order, whose responses are not recorded.
 // Run with -update to rewrite the responses.
 func TestWireHTTP(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/wire/http/*.txtar")
@@ -102,9 +129,12 @@ func TestWireHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			var reqText, want []byte
+			var setup [][]byte
 			respIdx := -1
 			for i, f := range ar.Files {
 				switch f.Name {
+				case "setup":
+					setup = append(setup, f.Data)
 				case "request":
 					reqText = f.Data
 				case "response":
@@ -115,6 +145,9 @@ func TestWireHTTP(t *testing.T) {
 			var h http.Handler = s
 			if s.ProtectedResourceMetadataPath() != "" {
 				h = s.NewHTTPServer("", "/mcp").Handler // with the metadata routes
+			}
+			for _, req := range setup { // earlier requests whose responses do not matter
+				doWire(t, h, req)
 			}
 			got := doWire(t, h, reqText)
 			if *update {

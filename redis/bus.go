@@ -2,7 +2,9 @@
 // of an MCP server through Redis pub/sub, so that N replicas behind an
 // ordinary load balancer (no sticky sessions) behave as one server: a tool
 // registered or removed on one replica reaches the subscriptions/listen
-// streams open on every replica.
+// streams open on every replica. TaskStore keeps the tasks of the tasks
+// extension in Redis, so that any replica answers tasks/get, tasks/update
+// and tasks/cancel for a task another replica runs.
 //
 // It lives in a nested module so that go-redis stays out of the core
 // module's dependencies.

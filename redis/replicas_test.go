@@ -215,6 +215,10 @@ type response struct {
 	}
 }
 
+// taskMeta is the _meta of a client that declares the tasks extension
+// (and elicitation, for tasks that ask).
+const taskMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+
 // elicitMeta is the _meta of a client that declares elicitation, as MRTR
 // requests that ask for input need.
 const elicitMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
@@ -284,7 +288,14 @@ type listener struct {
 
 func (c *client) listen(t *testing.T, id, filter string) *listener {
 	t.Helper()
-	resp, err := c.http.Do(c.newRequest(context.Background(), id, "subscriptions/listen", "", `"notifications":`+filter))
+	return c.listenParams(t, id, `"notifications":`+filter)
+}
+
+// listenParams opens a listen stream with the given params members (which
+// may start with their own _meta).
+func (c *client) listenParams(t *testing.T, id, params string) *listener {
+	t.Helper()
+	resp, err := c.http.Do(c.newRequest(context.Background(), id, "subscriptions/listen", "", params))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,6 +448,112 @@ func TestReplicasBehindNginx(t *testing.T) {
 			return
 		}
 		t.Fatal("both rounds always went to one replica: no round-robin?")
+	})
+
+	t.Run("tasks started on one replica are served by the others", func(t *testing.T) {
+		// `serve --redis` keeps tasks in Redis: round-robin sends the
+		// polls, the answer and the cancellation of a task to replicas
+		// other than the one that runs it.
+		start := func(tool, args string) (string, string) {
+			t.Helper()
+			r, err := c.call(ctx, "tools/call", tool, taskMeta+`,"name":"`+tool+`","arguments":`+args)
+			if err != nil || r.msg.Result["resultType"] != "task" {
+				t.Fatalf("tools/call %s: %v %+v; want a CreateTaskResult", tool, err, r)
+			}
+			return r.msg.Result["taskId"].(string), r.upstream
+		}
+		await := func(id string, want ...string) (map[string]any, map[string]bool) {
+			t.Helper()
+			seen := map[string]bool{}
+			deadline := time.Now().Add(15 * time.Second)
+			for {
+				r, err := c.call(ctx, "tasks/get", id, taskMeta+`,"taskId":"`+id+`"`)
+				if err != nil || r.msg.Result == nil {
+					t.Fatalf("tasks/get: %v %+v", err, r)
+				}
+				seen[r.upstream] = true
+				for _, w := range want {
+					if r.msg.Result["status"] == w {
+						return r.msg.Result, seen
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("task %s is %v after 15s, want %v", id, r.msg.Result["status"], want)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		text := func(task map[string]any) string {
+			res, _ := task["result"].(map[string]any)
+			content, _ := res["content"].([]any)
+			if len(content) == 0 {
+				return ""
+			}
+			s, _ := content[0].(map[string]any)["text"].(string)
+			return s
+		}
+
+		id, runner := start("slow_compute", `{"seconds":1,"label":"replicated"}`)
+		task, seen := await(id, "completed", "failed", "cancelled")
+		if text(task) != "Computed replicated in 1 seconds." {
+			t.Errorf("task %v with result %q", task["status"], text(task))
+		}
+		delete(seen, runner)
+		if len(seen) == 0 {
+			t.Errorf("every poll went to the runner %s: no round-robin?", runner)
+		}
+		t.Logf("task run on %s, polled on %v too", runner, seen)
+
+		id, _ = start("confirm_delete", `{"filename":"shared.txt"}`)
+		await(id, "input_required")
+		r, err := c.call(ctx, "tasks/update", id, taskMeta+`,"taskId":"`+id+`","inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`)
+		if err != nil || r.msg.Result["resultType"] != "complete" {
+			t.Fatalf("tasks/update: %v %+v", err, r)
+		}
+		if task, _ := await(id, "completed", "failed", "cancelled"); text(task) != "Deleted shared.txt." {
+			t.Errorf("task %v with result %q", task["status"], text(task))
+		}
+
+		// A listener on another replica than the runner hears of the
+		// task's changes, through the Redis bus.
+		id, runner = start("slow_compute", `{"seconds":1,"label":"heard"}`)
+		var l *listener
+		for i := 0; i < 6 && l == nil; i++ {
+			cand := c.listenParams(t, fmt.Sprintf(`"task-%d"`, i), taskMeta+`,"notifications":{"taskIds":["`+id+`"]}`)
+			ack := cand.next(t, 5*time.Second)
+			if n, _ := ack["params"].(map[string]any)["notifications"].(map[string]any); len(n["taskIds"].([]any)) != 1 {
+				t.Fatalf("acknowledgement %v; want the task", ack)
+			}
+			if cand.upstream != runner {
+				l = cand
+			} else {
+				cand.body.Close()
+			}
+		}
+		if l == nil {
+			t.Fatalf("every listen stream went to the runner %s", runner)
+		}
+		for {
+			f := l.next(t, 10*time.Second)
+			p, _ := f["params"].(map[string]any)
+			if f["method"] != "notifications/tasks" || p["taskId"] != id {
+				t.Fatalf("frame %v; want notifications/tasks", f)
+			}
+			if p["status"] == "completed" {
+				t.Logf("listener on %s heard task %s (run on %s) complete", l.upstream, id, runner)
+				break
+			}
+		}
+		l.body.Close()
+
+		id, runner = start("slow_compute", `{"seconds":600}`)
+		r, err = c.call(ctx, "tasks/cancel", id, taskMeta+`,"taskId":"`+id+`"`)
+		if err != nil || r.msg.Result["resultType"] != "complete" {
+			t.Fatalf("tasks/cancel: %v %+v", err, r)
+		}
+		if task, _ := await(id, "cancelled", "completed", "failed"); task["status"] != "cancelled" {
+			t.Errorf("a task cancelled on %s (run on %s) is %v", r.upstream, runner, task["status"])
+		}
 	})
 
 	t.Run("replica killed under load loses nothing the client retries", func(t *testing.T) {

@@ -162,3 +162,9 @@ scored_scenarios() {
   conformance list --server --requirements "$REQUIREMENTS" |
     awk '/^Server scenarios/ { on = 1; next } on && /^ *- / { print $2; next } on { exit }'
 }
+
+# task_scenarios: the server scenarios of the tasks extension (tasks-*), read from
+# `conformance list --server`; they are extension scenarios, run only with --force.
+task_scenarios() {
+  conformance list --server | awk '/^ *- tasks-/ { print $2 }'
+}

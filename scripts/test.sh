@@ -7,12 +7,15 @@
 #      pinned official MCP conformance suite against it, once per revision in ALL_REQUIREMENTS
 #      (2026-07-28, and 2025-11-25 at the legacy wire) against the same server, each with its
 #      committed baseline conformance/expected-failures-REV.yml (see conformance/README.md).
-#   3. Prints a closing line `conformance: N passed, M failed` (SUCCESS / FAILURE checks of all
-#      runs).
+#   3. Tasks extension: runs every tasks-* scenario of the suite one by one against a fresh
+#      `mcpkit serve` (`--scenario NAME --spec-version 2026-07-28 --force`); any FAILURE fails the
+#      script. (--requirements runs them too, but does not score extension scenarios.)
+#   4. Prints closing lines `conformance: N passed, M failed` (SUCCESS / FAILURE checks of the
+#      --requirements runs) and `tasks: N passed, M failed`.
 #
 # Environment:
 #   MCPKIT_SKIP_GO=1            skip step 1
-#   MCPKIT_SKIP_CONFORMANCE=1   skip step 2
+#   MCPKIT_SKIP_CONFORMANCE=1   skip steps 2 and 3
 #   MCPKIT_CACHE=DIR            where Node 22 and the suite are installed on first use
 #                               (default ${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit)
 #   MCPKIT_CONFORMANCE_OUT=DIR  keep the suite's checks.json files in DIR (default: a temp dir)
@@ -118,7 +121,36 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 3. Verdict and closing line.
+# 3. Tasks extension scenarios, one by one: extension scenarios run only with --force.
+
+TASKS_SUMMARY="tasks: skipped"
+if [[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]]; then
+  TASKS_OUT=$OUT/tasks
+  mkdir -p "$TASKS_OUT"
+  mapfile -t TASK_SCENARIOS < <(task_scenarios)
+  if ((${#TASK_SCENARIOS[@]} == 0)); then
+    FAILED+=("conformance: the suite lists no tasks-* scenario")
+  fi
+  start_server "$TMP"
+  : >"$TMP/tasks.log"
+  for sc in "${TASK_SCENARIOS[@]}"; do
+    log "running $sc (--force)"
+    rc=0
+    conformance server --url "$SERVER_URL" --scenario "$sc" --spec-version "$REQUIREMENTS" --force \
+      -o "$TASKS_OUT" >"$TMP/$sc.log" 2>&1 || rc=$?
+    cat "$TMP/$sc.log" >>"$TMP/tasks.log"
+    grep -E 'FAILURE|WARNING|Passed:|Failed to run' "$TMP/$sc.log" >&2 || true
+    if [[ $rc != 0 ]]; then
+      FAILED+=("conformance: $sc (exit $rc)")
+    fi
+  done
+  stop_server
+  TASKS_SUMMARY="tasks: $(count_checks "$TASKS_OUT" "$TMP/tasks.log") in ${#TASK_SCENARIOS[@]} scenarios"
+  log "tasks scenarios done after ${SECONDS}s"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 4. Verdict and closing lines.
 
 echo
 if ((${#FAILED[@]})); then
@@ -128,4 +160,5 @@ else
   echo "all steps passed (${SECONDS}s)"
 fi
 echo "$SUMMARY"
+echo "$TASKS_SUMMARY"
 ((${#FAILED[@]} == 0))

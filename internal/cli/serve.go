@@ -80,7 +80,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
-	redisURL := fs.String("redis", "", "carry change notifications between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
+	redisURL := fs.String("redis", "", "share change notifications and tasks between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
 	auth.register(fs)
@@ -110,13 +110,14 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
 			return 2
 		}
-		bus, closeBus, err := build.Redis(*redisURL, log)
+		bus, tasks, closeRedis, err := build.Redis(*redisURL, log)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpkit serve: --redis: %v\n", err)
 			return 2
 		}
-		defer closeBus()
+		defer closeRedis()
 		opts.Bus = bus
+		opts.Tasks.Store = tasks
 	}
 
 	if *stdio {
@@ -192,11 +193,11 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	log.Info("shutting down", "timeout", shutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	// Listen streams first, with their graceful result: http.Server.Shutdown
-	// waits for active handlers, and a listen handler runs until its stream
-	// ends.
+	// Listen streams and tasks first: http.Server.Shutdown waits for
+	// active handlers, a listen handler runs until its stream ends, and
+	// task handlers run detached from any request.
 	if err := s.Shutdown(sctx); err != nil {
-		log.Warn("shutdown: listen streams still open", "err", err)
+		log.Warn("shutdown: listen streams or tasks still running", "err", err)
 	}
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Warn("shutdown", "err", err)

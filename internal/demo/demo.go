@@ -46,6 +46,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	AddFun(s)
 	addWhoami(s)
 	AddLegacyFixtures(s)
+	AddTaskTools(s)
 	return s
 }
 

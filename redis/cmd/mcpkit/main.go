@@ -1,7 +1,7 @@
 // Command mcpkit is the mcpkit command-line tool with Redis support: the
 // same command as github.com/mcpkit/mcpkit/cmd/mcpkit, plus
 //
-//	mcpkit serve --redis redis://HOST:PORT   replicas share change notifications through Redis
+//	mcpkit serve --redis redis://HOST:PORT   replicas share change notifications and tasks through Redis
 //
 // It is built from this nested module so that the core module does not
 // depend on go-redis. Run `mcpkit help` for details.
@@ -22,27 +22,35 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, &cli.Options{Redis: dialBus}))
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, &cli.Options{Redis: dialRedis}))
 }
 
-// dialBus connects `mcpkit serve --redis URL` to Redis. An unreachable
+// dialRedis connects `mcpkit serve --redis URL` to Redis: a Bus for change
+// notifications and a TaskStore for tasks, on one client. An unreachable
 // Redis is not fatal: the bus logs it, the server serves on, and the bus
-// connects when Redis comes up.
-func dialBus(url string, log *slog.Logger) (mcp.Bus, func(), error) {
+// connects when Redis comes up (task calls fail with 503 meanwhile).
+func dialRedis(url string, log *slog.Logger) (mcp.Bus, mcp.TaskStore, func(), error) {
 	// go-redis logs every failed dial on its own; the bus says once, in
 	// plain words, that Redis is unreachable. Keep go-redis's lines for
 	// debug level.
 	goredis.SetLogger(debugLogger{log})
-	b, err := redis.Dial(url, &redis.BusOptions{Logger: log})
+	o, err := goredis.ParseURL(url)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	rdb := goredis.NewClient(o)
+	b := redis.NewBus(rdb, &redis.BusOptions{Logger: log})
+	tasks := redis.NewTaskStore(rdb, &redis.TaskStoreOptions{Logger: log})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if b.Ready(ctx) == nil {
 		log.Info("redis bus: listening for changes from other replicas")
 	}
-	return b, func() { b.Close() }, nil
+	return b, tasks, func() {
+		tasks.Close()
+		b.Close()
+		rdb.Close()
+	}, nil
 }
 
 // debugLogger sends go-redis's log lines to slog at debug level.

@@ -1,0 +1,32 @@
+package redis_test
+
+import (
+	"context"
+	"log"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	mcpredis "github.com/mcpkit/mcpkit/redis"
+)
+
+// Replicas of one MCP server share their tasks through Redis: any replica
+// answers tasks/get, tasks/update and tasks/cancel for a task another one
+// runs. (This example needs a Redis to talk to, so it has no output to
+// check; redis/replicas_test.go runs the same setup against a real
+// redis-server.)
+func ExampleNewTaskStore() {
+	rdb := goredis.NewClient(&goredis.Options{Addr: "127.0.0.1:6379"})
+	defer rdb.Close()
+	store := mcpredis.NewTaskStore(rdb, &mcpredis.TaskStoreOptions{Prefix: "myserver:tasks:"})
+	defer store.Close()
+
+	s := mcp.NewServer(&mcp.ServerOptions{Name: "jobs", Version: "1.0.0", Tasks: mcp.TaskOptions{Store: store}})
+	mcp.AddTool(s, &mcp.Tool{Name: "reindex", Description: "Rebuilds the search index.", TaskSupport: mcp.TaskRequired},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			return "Reindexed.", nil
+		})
+	hs := s.NewHTTPServer("127.0.0.1:8080", "/mcp")
+	defer s.Shutdown(context.Background())
+	log.Fatal(hs.ListenAndServe())
+}
