@@ -21,18 +21,25 @@ const (
 // (an encoded JSON object without _meta) with resultType first, the cache
 // hints when cacheable, and _meta carrying serverInfo merged with userMeta
 // (an encoded JSON object, or nil).
-func (s *Server) appendResultObject(dst []byte, resultType string, cacheable bool, body, userMeta []byte) []byte {
+//
+// For EraLegacy it follows the 2025-11-25 schema instead: no resultType, no
+// cache hints, and _meta only when userMeta has members (serverInfo
+// travels in the initialize result).
+func (s *Server) appendResultObject(dst []byte, era Era, resultType string, cacheable bool, body, userMeta []byte) []byte {
 	var hint []byte
 	if cacheable {
 		hint = s.cacheHint
 	}
-	return s.appendResultObjectHint(dst, resultType, hint, body, userMeta)
+	return s.appendResultObjectHint(dst, era, resultType, hint, body, userMeta)
 }
 
 // appendResultObjectHint is appendResultObject with explicit cache hint
 // members (`"ttlMs":N,"cacheScope":"..."`); a nil hint means the result is
 // not cacheable.
-func (s *Server) appendResultObjectHint(dst []byte, resultType string, hint []byte, body, userMeta []byte) []byte {
+func (s *Server) appendResultObjectHint(dst []byte, era Era, resultType string, hint []byte, body, userMeta []byte) []byte {
+	if era == EraLegacy {
+		return appendLegacyResultObject(dst, body, userMeta)
+	}
 	dst = append(dst, `{"resultType":"`...)
 	dst = append(dst, resultType...)
 	dst = append(dst, '"')

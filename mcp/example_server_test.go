@@ -49,5 +49,5 @@ func ExampleServer_ServeStdio() {
 	}
 	fmt.Print(out.String())
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"stdio-demo","version":"1.0.0"}}}}
+	// {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"public","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"stdio-demo","version":"1.0.0"}}}}
 }

@@ -90,7 +90,7 @@ func ExampleServerOptions() {
 	})
 	fmt.Println(exampleRPC(s, "server/discover", `{}`, ""))
 	// Output:
-	// {"id":1,"result":{"cacheScope":"public","capabilities":{},"instructions":"Ask for forecasts by city.","resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":300000}}
+	// {"id":1,"result":{"cacheScope":"public","capabilities":{},"instructions":"Ask for forecasts by city.","resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"ttlMs":300000}}
 }
 
 // ForecastIn and ForecastOut are the arguments and result of a typed tool:
@@ -428,12 +428,6 @@ func ExampleServer_NewHTTPServer() {
 	fmt.Println(resp.StatusCode, resp.Header.Get("Allow"), hs.MaxHeaderBytes)
 	// Output:
 	// 405 POST 65536
-}
-
-func ExampleServer_SupportedVersions() {
-	fmt.Println(mcp.NewServer(nil).SupportedVersions())
-	// Output:
-	// [2026-07-28]
 }
 
 func ExampleInvalidParams() {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -25,6 +24,11 @@ type Incoming struct {
 	// one. Per-primitive scope checks and list filtering apply to requests
 	// with a Principal; a request without one is trusted by its transport.
 	Principal *Principal
+
+	// session is the legacy-era session (HTTP session or stdio connection
+	// after initialize) the request belongs to. The built-in transports set
+	// it for legacy traffic; it is nil for modern requests. See legacy.go.
+	session *session
 }
 
 // Notifier receives the notifications that relate to one request (progress,
@@ -50,8 +54,13 @@ type Notifier interface {
 // without a response, which tells the client to reconnect.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
 	msg := in.Message
+	if in.session != nil {
+		// Legacy era (2025-11-25 and earlier): served by legacy.go.
+		return s.handleLegacy(ctx, dst, in, n)
+	}
 	if msg.Method == "initialize" {
-		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; this server speaks the stateless MCP protocol without an initialize handshake, versions " + strings.Join(s.versions, ", ")}
+		// A modern request (or a transport without legacy sessions).
+		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
 		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
 	version, rm, perr := s.validate(msg, in.Header)
@@ -141,16 +150,16 @@ type exchange struct {
 	version  string
 	info     RequestInfo
 	infoDone bool
-	notifier Notifier
+	notifier Notifier // for a legacy request, it also carries the session (legacy.go)
 	// task is the task run of a tools/call that may become a task, and of
 	// a task's later runs; nil otherwise.
 	task *taskRun
 
 	mu           sync.Mutex
 	done         bool
+	sentProgress bool   // next to done: the exchange stays in its size class
 	token        []byte // progress token, copied out of the request buffer
 	lastProgress float64
-	sentProgress bool
 }
 
 // requestInfo decodes the typed RequestInfo on first use.

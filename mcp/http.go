@@ -28,6 +28,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
+		// GET and DELETE of a legacy session (legacy_http.go).
+		if s.serveLegacyStream(w, r) {
+			return
+		}
 		w.Header().Set("Allow", "POST")
 		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
 		return
@@ -55,6 +59,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	principal, ok := s.authenticate(w, r, &msg)
 	if !ok {
+		return
+	}
+	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
+	// session (Mcp-Session-Id) and initialize (legacy_http.go).
+	if s.serveLegacyPost(w, r, &msg, body, principal) {
 		return
 	}
 	if msg.IsNotification() {
@@ -339,7 +348,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle(path, s)
 	s.mountAuth(mux)
-	return &http.Server{
+	hs := &http.Server{
 		Addr:              addr,
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -348,4 +357,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
+	// Legacy sessions' GET streams never end by themselves (legacy_http.go).
+	hs.RegisterOnShutdown(s.closeLegacyStreams)
+	return hs
 }

@@ -29,6 +29,10 @@ type RequestInfo struct {
 	// on a server with AuthOptions; nil on stdio, on public
 	// server/discover and on servers without AuthOptions.
 	Principal *Principal
+	// Era is the generation of the protocol the request speaks: EraModern
+	// (per-request _meta) or EraLegacy (a session opened with initialize,
+	// whose version, client and capabilities fill the fields above).
+	Era Era
 }
 
 // reqMeta holds the spans of the reserved _meta members of one request. The

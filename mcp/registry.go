@@ -92,7 +92,7 @@ func (r *registry) build(s *Server) *snapshot {
 		body = jsonrpc.AppendString(body, s.opts.Instructions)
 	}
 	body = append(body, '}')
-	sn.discover = s.appendResultObject(nil, resultComplete, true, body, nil)
+	sn.discover = s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
 	return sn
 }
 
@@ -207,7 +207,7 @@ func (l *listing) encode(start int) []byte {
 		body = jsonrpc.AppendString(body, encodeCursor(l.items[end].key))
 	}
 	body = append(body, '}')
-	return l.s.appendResultObject(nil, resultComplete, true, body, nil)
+	return l.s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
 }
 
 const cursorPrefix = "c1:"

@@ -84,12 +84,19 @@ func (r *requestBase) Log(level LogLevel, logger string, data any) {
 // is the encoded result object without resultType and _meta.
 func (x *exchange) appendResult(dst []byte, resultType string, cacheable bool, body, meta []byte) []byte {
 	dst = appendResponsePrefix(dst, x.id)
-	dst = x.s.appendResultObject(dst, resultType, cacheable, body, meta)
+	dst = x.s.appendResultObject(dst, x.info.Era, resultType, cacheable, body, meta)
 	return append(dst, '}')
 }
 
-// appendRaw appends a response whose result object is already complete.
+// appendRaw appends a response whose result object is already complete
+// (encoded for the modern era, as the snapshot caches it). A legacy
+// exchange gets it reshaped by the 2025-11-25 schema.
 func (x *exchange) appendRaw(dst []byte, result []byte) []byte {
+	if x.info.Era == EraLegacy {
+		dst = appendResponsePrefix(dst, x.id)
+		dst = appendLegacyResult(dst, result)
+		return append(dst, '}')
+	}
 	return jsonrpc.AppendResult(dst, x.id, result)
 }
 

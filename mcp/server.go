@@ -137,6 +137,27 @@ type ServerOptions struct {
 	// listen streams, and tool calls streaming progress. Default 15
 	// seconds; a negative value sends none.
 	KeepAlive time.Duration
+	// ModernOnly turns off the legacy era: initialize is then answered with
+	// -32601, Mcp-Session-Id headers are ignored and GET and DELETE get 405,
+	// as revision 2026-07-28 says of a server that speaks only it. By
+	// default a Server also serves legacy clients (revisions 2025-11-25,
+	// 2025-06-18, 2025-03-26 and 2024-11-05, which open with initialize)
+	// on the same endpoint and stdio process; see legacy.go.
+	ModernOnly bool
+	// SessionStore keeps the state of legacy Streamable HTTP sessions.
+	// Default: an in-memory store (NewMemorySessionStore).
+	SessionStore SessionStore
+	// SessionIdleTimeout ends a legacy HTTP session that saw no request and
+	// had no open stream for this long. Default 30 minutes.
+	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the live legacy HTTP sessions of this process; an
+	// initialize past it gets 503. Default 10000.
+	MaxSessions int
+	// ClientRequestTimeout bounds how long the server waits for a legacy
+	// client to answer a request the server sent it (elicitation/create,
+	// sampling/createMessage, roots/list). Default 5 minutes: elicitation
+	// waits for a person.
+	ClientRequestTimeout time.Duration
 }
 
 // Server is an MCP server. Create one with NewServer, register tools and
@@ -147,9 +168,11 @@ type ServerOptions struct {
 type Server struct {
 	opts       ServerOptions
 	log        *slog.Logger
-	versions   []string
-	serverInfo []byte // `"io.modelcontextprotocol/serverInfo":{...}`
-	cacheHint  []byte // `"ttlMs":N,"cacheScope":"..."`
+	versions   []string   // every served version, newest first: modern, then legacy
+	modern     []string   // the served modern versions (per-request _meta)
+	legacy     *legacyEra // nil when ModernOnly; see legacy.go
+	serverInfo []byte     // `"io.modelcontextprotocol/serverInfo":{...}`
+	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
 	maxBody    int64
 	auth       authState
@@ -200,7 +223,11 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	s.pageSize = cmp.Or(o.PageSize, 100)
 	s.maxBody = cmp.Or(o.MaxBodyBytes, 4<<20)
-	s.versions = []string{LatestVersion}
+	s.modern = []string{LatestVersion}
+	s.versions = s.modern
+	if !o.ModernOnly {
+		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
+	}
 
 	info := Implementation{Name: o.Name, Title: o.Title, Version: o.Version}
 	s.serverInfo = appendMember(nil, metaServerInfo, mustMarshal(info))
@@ -237,9 +264,10 @@ func NewServer(opts *ServerOptions) *Server {
 func (s *Server) SupportedVersions() []string { return slices.Clone(s.versions) }
 
 // supports returns the canonical version string for v, or "" if v is not
-// served. It does not allocate.
+// a served modern version (legacy versions are reached only through
+// initialize). It does not allocate.
 func (s *Server) supports(v []byte) string {
-	for _, sv := range s.versions {
+	for _, sv := range s.modern {
 		if string(v) == sv {
 			return sv
 		}

@@ -50,6 +50,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	case readErr = <-readDone:
 		// Let in-flight requests finish for a while, then cancel them.
 		c.endListens()
+		c.endLegacy()
 		wait()
 		select {
 		case <-done:
@@ -61,6 +62,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 	case <-ctx.Done():
 		c.stop()
+		c.endLegacy()
 		wait()
 		<-done
 	}
@@ -137,6 +139,21 @@ type stdioConn struct {
 	inflight map[string]*stdioCall
 	stopped  bool // no more dispatching
 	closed   bool // no more writing: ServeStdio has returned
+
+	// sess is the legacy session once the client sent initialize (see
+	// legacy.go); only the reading goroutine sets it, under mu.
+	sess *session
+}
+
+// endLegacy ends the legacy session of the connection, if any: the client
+// can no longer answer the server's requests.
+func (c *stdioConn) endLegacy() {
+	c.mu.Lock()
+	ss := c.sess
+	c.mu.Unlock()
+	if ss != nil {
+		c.s.legacy.sessions.removeLocal(ss)
+	}
 }
 
 // stop makes the connection dispatch no more requests.
@@ -159,6 +176,7 @@ type stdioCall struct {
 type stdioNotifier struct {
 	c    *stdioConn
 	call *stdioCall
+	sess *session // the legacy session, nil for modern requests
 }
 
 func (n stdioNotifier) Notify(msg []byte) {
@@ -192,13 +210,36 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 	}
 	switch {
 	case msg.IsResponse():
-		return true // no server-to-client requests are outstanding in this era
+		// A legacy client answering a request of the server (legacy.go);
+		// the modern era sends none.
+		if c.sess != nil {
+			c.sess.deliver(&msg)
+		}
+		return true
 	case msg.IsNotification():
 		if msg.Method == "notifications/cancelled" {
 			c.cancel(msg.Params)
+		} else if c.sess != nil {
+			c.sess.handleNotification(&msg)
 		}
 		return true
 	}
+	// initialize without modern _meta switches the connection to the
+	// legacy era for good (legacy.go). It is answered before the next line
+	// is read, so that a client that does not wait for the answer still
+	// finds the session initialized.
+	if msg.Method == "initialize" && c.s.legacy != nil && (c.sess != nil || !hasModernMeta(msg.Params)) {
+		if c.sess == nil {
+			ss := c.s.newStdioSession(c.writeMsg)
+			c.mu.Lock()
+			c.sess = ss
+			c.mu.Unlock()
+		}
+		resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: &msg, session: c.sess}, nil)
+		c.writeMsg(resp)
+		return true
+	}
+	sess := c.sess
 	key := string(msg.ID.Raw())
 	cctx, cancel := context.WithCancel(ctx)
 	call := &stdioCall{cancel: cancel, listen: msg.Method == "subscriptions/listen"}
@@ -238,7 +279,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 			c.wg.Done()
 		}()
 		buf := c.s.getBuf()
-		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg}, stdioNotifier{c: c, call: call})
+		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
 		call.mu.Lock()
 		call.done = true
 		if !call.cancelled && len(resp) > 0 {

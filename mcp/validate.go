@@ -86,9 +86,14 @@ func (s *Server) unsupportedVersion(requested []byte) *Error {
 	data = append(data, requested...)
 	data = append(data, '}')
 	req, _ := jsonscan.String(requested)
+	msg := "Unsupported protocol version " + req + "; this server supports " + strings.Join(s.versions, ", ")
+	if s.isLegacyVersion(req) {
+		// A legacy version in modern _meta (legacy.go).
+		msg = "Unsupported protocol version " + req + " in _meta: legacy versions are served after an initialize handshake; requests with _meta use " + strings.Join(s.modern, ", ")
+	}
 	return &Error{
 		Code:    CodeUnsupportedVersion,
-		Message: "Unsupported protocol version " + req + "; this server supports " + strings.Join(s.versions, ", "),
+		Message: msg,
 		Data:    json.RawMessage(data),
 	}
 }

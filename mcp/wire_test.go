@@ -36,6 +36,8 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 			continue
 		}
 		switch f[1] {
+		case "resources":
+			continue // legacyWireServer adds a resource
 		case "maxbody":
 			n, err := strconv.ParseInt(f[2], 10, 64)
 			if err != nil {
@@ -48,6 +50,14 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 			opts.Instructions = f[2]
 		case "auth":
 			opts.Auth = testAuthOptions(f[2])
+		case "modernonly":
+			opts.ModernOnly = f[2] == "true"
+		case "idle":
+			d, err := time.ParseDuration(f[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.SessionIdleTimeout = d
 		case "tasks":
 			tasks = true
 		default:
@@ -163,6 +173,12 @@ var shownHeaders = []string{"Allow", "Content-Type", "X-Accel-Buffering", "Mcp-S
 
 func doWire(t *testing.T, h http.Handler, reqText []byte) []byte {
 	t.Helper()
+	return doWireWait(t, h, reqText, 0)
+}
+
+// doWireWait is doWire with the request cancelled after wait (if not 0).
+func doWireWait(t *testing.T, h http.Handler, reqText []byte, wait time.Duration) []byte {
+	t.Helper()
 	br := bufio.NewReader(bytes.NewReader(reqText))
 	first, _ := br.ReadString('\n')
 	method, target, _ := strings.Cut(strings.TrimSpace(first), " ")
@@ -192,7 +208,13 @@ func doWire(t *testing.T, h http.Handler, reqText []byte) []byte {
 		r.Header[k] = vs
 	}
 	// Pretend the request arrived on a loopback listener, as a local server's would.
-	r = r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}))
+	ctx := context.WithValue(r.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080})
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	r = r.WithContext(ctx)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	var out bytes.Buffer

@@ -44,6 +44,6 @@ func ExampleNewClient() {
 	res, err := c.CallTool("greet", map[string]any{"name": "Ada"})
 	fmt.Println(res.Text(), err)
 	// Output:
-	// greeter [2026-07-28]
+	// greeter [2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05]
 	// Hello, Ada! <nil>
 }

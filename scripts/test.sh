@@ -4,13 +4,14 @@
 #   1. Go: `go vet` and `go test -race` in the root module and in every nested module
 #      (each directory below the root with its own go.mod; bench/ runs with -short only).
 #   2. Conformance: builds cmd/mcpkit, starts `mcpkit serve` on a free loopback port and runs the
-#      pinned official MCP conformance suite against it, with the committed baseline
-#      conformance/expected-failures-2026-07-28.yml (see conformance/README.md).
+#      pinned official MCP conformance suite against it, once per revision in ALL_REQUIREMENTS
+#      (2026-07-28, and 2025-11-25 at the legacy wire) against the same server, each with its
+#      committed baseline conformance/expected-failures-REV.yml (see conformance/README.md).
 #   3. Tasks extension: runs every tasks-* scenario of the suite one by one against a fresh
 #      `mcpkit serve` (`--scenario NAME --spec-version 2026-07-28 --force`); any FAILURE fails the
 #      script. (--requirements runs them too, but does not score extension scenarios.)
-#   4. Prints closing lines `conformance: N passed, M failed` (SUCCESS / FAILURE checks) and
-#      `tasks: N passed, M failed`.
+#   4. Prints closing lines `conformance: N passed, M failed` (SUCCESS / FAILURE checks of the
+#      --requirements runs) and `tasks: N passed, M failed`.
 #
 # Environment:
 #   MCPKIT_SKIP_GO=1            skip step 1
@@ -25,8 +26,6 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-
-BASELINE=$ROOT/conformance/expected-failures-$REQUIREMENTS.yml
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-test.XXXXXX")
 cleanup() {
@@ -96,17 +95,28 @@ else
   rm -rf "$OUT" && mkdir -p "$OUT"
   ensure_conformance
   start_server "$TMP"
-  log "running $CONFORMANCE_PKG --requirements $REQUIREMENTS"
-  rc=0
-  conformance server --url "$SERVER_URL" --requirements "$REQUIREMENTS" \
-    --expected-failures "$BASELINE" -o "$OUT" 2>&1 | tee "$TMP/suite.log" || rc=$?
+  passed=0 failed=0
+  for req in "${ALL_REQUIREMENTS[@]}"; do
+    log "running $CONFORMANCE_PKG --requirements $req"
+    mkdir -p "$OUT/$req"
+    rc=0
+    conformance server --url "$SERVER_URL" --requirements "$req" \
+      --expected-failures "$ROOT/conformance/expected-failures-$req.yml" -o "$OUT/$req" 2>&1 |
+      tee "$TMP/suite-$req.log" || rc=$?
+    if [[ $rc != 0 ]]; then
+      FAILED+=("conformance $req (suite exit $rc: a failure not in the baseline, or a stale baseline entry)")
+    fi
+    counts=$(count_checks "$OUT/$req" "$TMP/suite-$req.log")   # "N passed, M failed"
+    log "conformance $req: $counts"
+    read -r p _ f _ <<<"${counts//,/}"
+    passed=$((passed + p)) failed=$((failed + f))
+  done
   stop_server
-  if [[ $rc != 0 ]]; then
-    FAILED+=("conformance (suite exit $rc: a failure not in the baseline, or a stale baseline entry)")
+  if ((${#FAILED[@]})); then
     log "server log (tail):"
     tail -n 20 "$TMP/server.log" >&2 || true
   fi
-  SUMMARY="conformance: $(count_checks "$OUT" "$TMP/suite.log")"
+  SUMMARY="conformance: $passed passed, $failed failed"
   log "conformance done after ${SECONDS}s"
 fi
 

@@ -96,7 +96,7 @@ func TestDiscoverHumanOutput(t *testing.T) {
 		"mcpkit-demo 0.1.0  (self-reported)",
 		"  target        " + ts.URL + "  (Streamable HTTP)",
 		"  era           modern  (answers server/discover; no handshake)",
-		"  version       2026-07-28  (supported: 2026-07-28)",
+		"  version       2026-07-28  (supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
 		"  capabilities  ",
 		"  extensions    io.modelcontextprotocol/tasks",
 		"  instructions  A demo of mcpkit.",
@@ -300,6 +300,9 @@ func TestDiscoverLegacyStdio(t *testing.T) {
 func TestDiscoverExitCodes(t *testing.T) {
 	demoSrv := httptest.NewServer(demo.New(nil))
 	defer demoSrv.Close()
+	// A server that speaks only 2026-07-28 (the demo serves legacy clients too).
+	modernSrv := httptest.NewServer(demo.New(&mcp.ServerOptions{ModernOnly: true}))
+	defer modernSrv.Close()
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("<html>not MCP</html>"))
 	}))
@@ -316,7 +319,8 @@ func TestDiscoverExitCodes(t *testing.T) {
 		{"unreachable URL", []string{dead}, exitUnreachable, "connection refused"},
 		{"command not found", []string{"--", "/nonexistent/mcp-server"}, exitUnreachable, "no such file"},
 		{"not MCP", []string{html.URL}, exitNotMCP, `initialize at 2025-11-25 failed: HTTP 200, body "<html>not MCP</html>" (not a JSON-RPC response)`},
-		{"legacy client, modern server", []string{"--version", "2025-11-25", demoSrv.URL}, exitIncompatible, "a legacy client at 2025-11-25 cannot talk to it"},
+		{"legacy client, modern server", []string{"--version", "2025-11-25", modernSrv.URL}, exitIncompatible, "a legacy client at 2025-11-25 cannot talk to it"},
+		{"legacy client, dual-era server", []string{"--version", "2025-11-25", demoSrv.URL}, exitOK, "era           legacy  (initialize handshake)"},
 		{"no target", nil, exitUsage, "give a URL"},
 		{"not a URL", []string{"example.com"}, exitUsage, "is not an http(s) URL"},
 		{"URL and command", []string{demoSrv.URL, "--", "x"}, exitUsage, "not both"},

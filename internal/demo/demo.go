@@ -45,6 +45,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	AddTriggers(s)
 	AddFun(s)
 	addWhoami(s)
+	AddLegacyFixtures(s)
 	AddTaskTools(s)
 	return s
 }

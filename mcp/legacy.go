@@ -1,0 +1,491 @@
+package mcp
+
+// The legacy era: clients of revisions 2025-11-25 and earlier, which open
+// with an initialize handshake and then speak within a session (an HTTP
+// session named by Mcp-Session-Id, or the whole stdio connection).
+//
+// One Server serves both eras on the same endpoint and process, choosing per
+// request by how the client opens (2026-07-28 basic/versioning.mdx,
+// "Backward Compatibility"). The routing rule, applied by the transports:
+//
+//  1. A request whose params._meta carries
+//     "io.modelcontextprotocol/protocolVersion" is modern, whatever else it
+//     carries (an Mcp-Session-Id header on it is ignored, as a modern-only
+//     server would).
+//  2. Otherwise, on Streamable HTTP, a message with an Mcp-Session-Id header
+//     belongs to that legacy session (unknown or expired: 404), and an
+//     initialize request without one opens a new session. On stdio, an
+//     initialize request switches the connection to the legacy era for the
+//     rest of its life; a connection that never sends initialize stays
+//     modern.
+//  3. Everything else is modern, and modern validation answers it (a
+//     request without _meta gets -32602, HTTP 400; on HTTP, one whose
+//     MCP-Protocol-Version header names a legacy version is told that it
+//     needs a session instead).
+//
+// Legacy requests then flow through Handle like modern ones: the session
+// supplies the protocol version, client capabilities and log level that a
+// modern request carries in _meta, and results are encoded by the legacy
+// schema. An InputRequired outcome of a handler is turned into real
+// server-to-client requests on the session, and the handler is re-invoked
+// with the answers.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Era is the generation of the protocol a request speaks.
+type Era uint8
+
+// The eras.
+const (
+	// EraModern is revision 2026-07-28 and later: stateless, every request
+	// carries its version and client capabilities in _meta.
+	EraModern Era = iota
+	// EraLegacy is revisions 2025-11-25 and earlier: an initialize
+	// handshake opens a session that fixes the version and capabilities.
+	EraLegacy
+)
+
+// String returns "modern" or "legacy".
+func (e Era) String() string {
+	if e == EraLegacy {
+		return "legacy"
+	}
+	return "modern"
+}
+
+// LegacyVersion is the newest legacy (initialize-based) revision served.
+const LegacyVersion = "2025-11-25"
+
+// legacyVersions are the legacy revisions served, newest first. 2024-11-05
+// is served over stdio and Streamable HTTP only (not over its own,
+// deprecated HTTP+SSE transport).
+var legacyVersions = []string{LegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// primingVersion is the first revision whose clients expect a priming SSE
+// event (an id and empty data); older clients would choke on empty data.
+const primingVersion = "2025-11-25"
+
+// legacyEra holds the state of the legacy era of one Server.
+type legacyEra struct {
+	sessions      *sessions
+	clientTimeout time.Duration
+	busOnce       sync.Once // subscribeBus
+}
+
+// initLegacy enables the legacy era; called by NewServer unless ModernOnly.
+func (s *Server) initLegacy() {
+	o := &s.opts
+	s.versions = append(slices.Clone(s.modern), legacyVersions...)
+	idle := o.SessionIdleTimeout
+	if idle <= 0 {
+		idle = 30 * time.Minute
+	}
+	store := o.SessionStore
+	if store == nil {
+		store = NewMemorySessionStore(idle)
+	}
+	max := o.MaxSessions
+	if max <= 0 {
+		max = 10000
+	}
+	timeout := o.ClientRequestTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	s.legacy = &legacyEra{
+		sessions:      newSessions(s, store, idle, max),
+		clientTimeout: timeout,
+	}
+}
+
+// initializeHint explains, in the -32601 answer to a modern initialize,
+// what this server speaks.
+func (s *Server) initializeHint() string {
+	if s.legacy == nil {
+		return "this server speaks the stateless MCP protocol without an initialize handshake, versions " + strings.Join(s.versions, ", ")
+	}
+	return "a request carrying _meta[\"" + metaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
+		"), which has no handshake; legacy clients (" + strings.Join(legacyVersions, ", ") + ") send initialize without it"
+}
+
+// isLegacyVersion reports whether v names a served legacy version.
+func (s *Server) isLegacyVersion(v string) bool {
+	return s.legacy != nil && slices.Contains(legacyVersions, v)
+}
+
+// hasModernMeta reports whether params carry the modern era's marker,
+// _meta["io.modelcontextprotocol/protocolVersion"].
+func hasModernMeta(params []byte) bool {
+	if len(params) == 0 {
+		return false
+	}
+	meta, ok := jsonscan.Lookup(params, "_meta")
+	if !ok || !jsonscan.IsObject(meta) {
+		return false
+	}
+	_, ok = jsonscan.Lookup(meta, metaProtocolVersion)
+	return ok
+}
+
+// modernOnlyMethods are not part of any legacy revision.
+var modernOnlyMethods = map[string]bool{
+	"server/discover":      true,
+	"subscriptions/listen": true,
+}
+
+// legacyMethods are the methods only the legacy era has (initialize and
+// ping are answered before these).
+var legacyMethods = map[string]methodHandler{
+	"logging/setLevel":      handleSetLevel,
+	"resources/subscribe":   handleSubscribe,
+	"resources/unsubscribe": handleSubscribe,
+}
+
+// handleLegacy serves one request of a legacy session: the counterpart of
+// Handle's modern path.
+func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+	msg := in.Message
+	ss := in.session
+	switch msg.Method {
+	case "initialize":
+		return s.initialize(dst, ss, msg)
+	case "ping":
+		return jsonrpc.AppendResult(dst, msg.ID, []byte("{}")), http.StatusOK
+	}
+	st := ss.state()
+	if st == nil {
+		return appendLegacyError(dst, msg.ID, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: the session is not initialized; send initialize first"})
+	}
+	h, ok := legacyMethods[msg.Method]
+	if !ok && !modernOnlyMethods[msg.Method] {
+		h, ok = methods[msg.Method]
+	}
+	if !ok {
+		return appendLegacyError(dst, msg.ID, methodNotFound(msg.Method))
+	}
+	rm, perr := scanMeta(msg.Params)
+	if perr != nil {
+		return appendLegacyError(dst, msg.ID, perr)
+	}
+	x := &exchange{s: s, snap: s.snapshot(), id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
+		version: st.ProtocolVersion, notifier: withSession(n, ss)}
+	x.info = RequestInfo{
+		ProtocolVersion:    st.ProtocolVersion,
+		ClientInfo:         st.ClientInfo,
+		ClientCapabilities: st.ClientCapabilities,
+		LogLevel:           cmpOr(st.LogLevel, LevelDebug),
+		Header:             in.Header,
+		Principal:          in.Principal,
+		Era:                EraLegacy,
+	}
+	x.infoDone = true
+	if len(rm.progressToken) > 0 {
+		x.token = append([]byte(nil), rm.progressToken...)
+	}
+	mark := len(dst)
+	out, err := s.legacyInvoke(ctx, x, h, dst)
+	x.finish()
+	if err != nil {
+		e, ok := asError(err)
+		if !ok {
+			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
+			e = &Error{Code: CodeInternalError, Message: "Internal error"}
+		}
+		return appendLegacyError(dst[:mark], msg.ID, legacyError(msg.Method, e))
+	}
+	return out, http.StatusOK
+}
+
+func cmpOr(l, def LogLevel) LogLevel {
+	if l == "" {
+		return def
+	}
+	return l
+}
+
+// appendLegacyError appends an error response. In a legacy session every
+// JSON-RPC error travels with HTTP 200: clients of that era read 404 as
+// "session gone" and 400 as a transport failure.
+func appendLegacyError(dst []byte, id jsonrpc.ID, e *Error) ([]byte, int) {
+	return jsonrpc.AppendError(dst, id, e.wire()), http.StatusOK
+}
+
+// CodeResourceNotFound is the legacy (2025-11-25) code for a resource that
+// does not exist; revision 2026-07-28 uses -32602 instead.
+const CodeResourceNotFound Code = -32002
+
+// legacyError maps a modern protocol error to its legacy form.
+func legacyError(method string, e *Error) *Error {
+	if method == "resources/read" && e.Code == CodeInvalidParams && isResourceNotFound(e) {
+		le := *e
+		le.Code = CodeResourceNotFound
+		le.Message = "Resource not found"
+		return &le
+	}
+	return e
+}
+
+// isResourceNotFound recognizes the modern resource-not-found error (as
+// ResourceNotFound makes it): -32602 whose data names the uri.
+func isResourceNotFound(e *Error) bool {
+	if !strings.HasPrefix(e.Message, "Resource not found") {
+		return false
+	}
+	switch d := e.Data.(type) {
+	case json.RawMessage:
+		_, ok := jsonscan.Lookup(d, "uri")
+		return ok
+	case map[string]any:
+		_, ok := d["uri"]
+		return ok
+	case map[string]string:
+		_, ok := d["uri"]
+		return ok
+	}
+	return false
+}
+
+// initializeParams are the params of initialize.
+type initializeParams struct {
+	ProtocolVersion *string            `json:"protocolVersion"`
+	Capabilities    ClientCapabilities `json:"capabilities"`
+	ClientInfo      Implementation     `json:"clientInfo"`
+}
+
+// initialize performs the handshake: it negotiates the version, records the
+// client in the session and answers with the server's capabilities.
+func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]byte, int) {
+	var p initializeParams
+	if len(msg.Params) > 0 {
+		if err := json.Unmarshal(msg.Params, &p); err != nil {
+			return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: initialize takes {protocolVersion: string, capabilities: object, clientInfo: {name, version}}"))
+		}
+	}
+	if p.ProtocolVersion == nil {
+		return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: initialize needs a protocolVersion"))
+	}
+	// Extensions are negotiated per request in the modern era only (the
+	// 2025-11-25 schema has no such member): none apply to a legacy
+	// session, tasks included.
+	p.Capabilities.Extensions = nil
+	version := LegacyVersion
+	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
+		version = *p.ProtocolVersion
+	}
+	st := &SessionState{ProtocolVersion: version, ClientInfo: p.ClientInfo, ClientCapabilities: p.Capabilities}
+	if !ss.begin(st) {
+		return appendLegacyError(dst, msg.ID, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
+	}
+	return jsonrpc.AppendResult(dst, msg.ID, s.initializeResult(version)), http.StatusOK
+}
+
+// legacyCapabilities are the server capabilities of the 2025-11-25 schema.
+type legacyCapabilities struct {
+	Completions  *struct{}                  `json:"completions,omitempty"`
+	Logging      *struct{}                  `json:"logging"`
+	Prompts      *ListCapability            `json:"prompts,omitempty"`
+	Resources    *ResourcesCapability       `json:"resources,omitempty"`
+	Tools        *ListCapability            `json:"tools,omitempty"`
+	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+}
+
+// initializeResult encodes the InitializeResult for version. Sessions learn
+// of list changes and subscribed resource updates, so listChanged and
+// subscribe are advertised for every family the server has.
+func (s *Server) initializeResult(version string) []byte {
+	caps := s.snapshot().caps
+	lc := legacyCapabilities{Completions: caps.Completions, Logging: &struct{}{}, Experimental: caps.Experimental}
+	if caps.Tools != nil {
+		lc.Tools = &ListCapability{ListChanged: true}
+	}
+	if caps.Prompts != nil {
+		lc.Prompts = &ListCapability{ListChanged: true}
+	}
+	if caps.Resources != nil {
+		lc.Resources = &ResourcesCapability{ListChanged: true, Subscribe: true}
+	}
+	res := struct {
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    legacyCapabilities `json:"capabilities"`
+		ServerInfo      Implementation     `json:"serverInfo"`
+		Instructions    string             `json:"instructions,omitempty"`
+	}{version, lc, Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version}, s.opts.Instructions}
+	return mustMarshal(res)
+}
+
+// handleSetLevel serves logging/setLevel: later log notifications of the
+// session go out at this level and above.
+func handleSetLevel(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	v, _ := jsonscan.Lookup(x.params, "level")
+	l, ok := jsonscan.String(v)
+	if !ok || LogLevel(l).severity() < 0 {
+		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	}
+	x.session().update(ctx, func(st *SessionState) { st.LogLevel = LogLevel(l) })
+	return x.appendRaw(dst, []byte("{}")), nil
+}
+
+// handleSubscribe serves resources/subscribe and resources/unsubscribe.
+func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	if x.snap.caps.Resources == nil {
+		return nil, methodNotFound(x.method)
+	}
+	v, _ := jsonscan.Lookup(x.params, "uri")
+	uri, ok := jsonscan.String(v)
+	if !ok || uri == "" {
+		return nil, InvalidParams("Invalid params: " + x.method + " needs a string uri")
+	}
+	sub := x.method == "resources/subscribe"
+	x.session().update(ctx, func(st *SessionState) {
+		i := slices.Index(st.Subscriptions, uri)
+		switch {
+		case sub && i < 0:
+			st.Subscriptions = append(slices.Clip(st.Subscriptions), uri)
+		case !sub && i >= 0:
+			st.Subscriptions = slices.Delete(slices.Clone(st.Subscriptions), i, i+1)
+		}
+	})
+	return x.appendRaw(dst, []byte("{}")), nil
+}
+
+// handleNotification handles a notification from a legacy client.
+func (ss *session) handleNotification(msg *jsonrpc.Message) {
+	switch msg.Method {
+	case "notifications/initialized":
+		ss.markInitialized()
+	case "notifications/cancelled":
+		ss.cancelRequest(msg.Params)
+	}
+	// Other notifications (roots/list_changed, progress of our requests)
+	// need no action.
+}
+
+// appendLegacyResultObject encodes a result object by the 2025-11-25
+// schema: body's members, then _meta when userMeta has members.
+func appendLegacyResultObject(dst, body, userMeta []byte) []byte {
+	dst = append(dst, '{')
+	inner := objectInner(body)
+	dst = append(dst, inner...)
+	if um := objectInner(userMeta); len(um) > 0 {
+		if len(inner) > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"_meta":{`...)
+		dst = append(dst, um...)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// appendLegacyResult reshapes a complete modern result object (as cached
+// in a snapshot) for the legacy era: resultType, ttlMs and cacheScope are
+// dropped, and serverInfo is dropped from _meta (and _meta with it when
+// nothing else is left).
+func appendLegacyResult(dst, result []byte) []byte {
+	it, ok := jsonscan.Object(result)
+	if !ok {
+		return append(dst, result...)
+	}
+	dst = append(dst, '{')
+	first := true
+	var m jsonscan.Member
+	for it.Next(&m) {
+		switch {
+		case m.KeyIs("resultType"), m.KeyIs("ttlMs"), m.KeyIs("cacheScope"):
+			continue
+		case m.KeyIs("_meta"):
+			mark := len(dst)
+			if !first {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, `"_meta":{`...)
+			n := 0
+			mi, _ := jsonscan.Object(m.Value)
+			var mm jsonscan.Member
+			for mi.Next(&mm) {
+				if mm.KeyIs(metaServerInfo) {
+					continue
+				}
+				if n > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, '"')
+				dst = append(dst, mm.Key...)
+				dst = append(dst, `":`...)
+				dst = append(dst, mm.Value...)
+				n++
+			}
+			if n == 0 {
+				dst = dst[:mark]
+				continue
+			}
+			dst = append(dst, '}')
+		default:
+			if !first {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '"')
+			dst = append(dst, m.Key...)
+			dst = append(dst, `":`...)
+			dst = append(dst, m.Value...)
+		}
+		first = false
+	}
+	return append(dst, '}')
+}
+
+// deliverChange tells the legacy sessions of this process about a change
+// published on the server's Bus (by a registration here, or on another
+// replica with a distributed Bus): list changes go to every initialized
+// session, a resource update to the sessions subscribed to its URI. It
+// returns at once (Bus subscribers must): the sessions are written to on
+// another goroutine.
+func (l *legacyEra) deliverChange(c Change) {
+	method := c.Kind.String()
+	if method == "" {
+		return
+	}
+	var params []byte
+	want := func(ss *session, st *SessionState) bool { return true }
+	if c.Kind == ResourceUpdated {
+		params = append(jsonrpc.AppendString([]byte(`{"uri":`), c.URI), '}')
+		want = func(ss *session, st *SessionState) bool { return slices.Contains(st.Subscriptions, c.URI) }
+	}
+	msg := jsonrpc.AppendNotification(nil, method, params)
+	go l.sessions.broadcast(want, msg)
+}
+
+// subscribeBus subscribes the legacy era to the server's Bus, once, when
+// the first legacy session opens.
+func (l *legacyEra) subscribeBus(s *Server) {
+	l.busOnce.Do(func() { s.bus.Subscribe(l.deliverChange) })
+}
+
+// CloseSSEStream asks a legacy Streamable HTTP client (revision 2025-11-25)
+// to poll for the rest of the request: the server ends the HTTP connection
+// that carries the request's SSE stream, after an event with an id and a
+// retry delay, without ending the stream. The client reconnects with a GET
+// and Last-Event-ID and receives what the handler sent since, including the
+// result. It lets a long-running handler free a connection. Elsewhere
+// (modern requests, stdio, older legacy revisions) it does nothing. It is
+// safe for concurrent use.
+func (r *requestBase) CloseSSEStream() {
+	x := r.x
+	if x == nil {
+		return
+	}
+	if st, ok := x.notifier.(*sseStream); ok {
+		st.closeConn()
+	}
+}

@@ -1,0 +1,281 @@
+package mcp
+
+// The bridge between the two eras' ways of asking the client for input. A
+// handler asks once, through the input API of its request (mrtr.go); a
+// modern client gets an input_required result and retries, while a legacy
+// client gets real elicitation/create, sampling/createMessage or roots/list
+// requests over its session, and the handler is re-invoked with the
+// answers as inputResponses.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// maxLegacyRounds bounds how often a handler may ask a legacy client for
+// input within one request (a handler that asks step by step, or asks
+// again after an answer that did not fit).
+const maxLegacyRounds = 16
+
+// legacyRound is what appendInputRequired returns, as an error, for a
+// legacy exchange instead of encoding an input_required result: the input
+// requests to put to the client, and the sealed state that carries the
+// answers used so far into the next run of the handler.
+type legacyRound struct {
+	inputs []legacyInput
+	state  string
+}
+
+func (r *legacyRound) Error() string { return "mcp: input required from a legacy client" }
+
+// legacyRoundOf builds the legacyRound of rd (whose mutex the caller holds)
+// with its sealed state.
+func legacyRoundOf(rd *round, state string) *legacyRound {
+	lr := &legacyRound{state: state, inputs: make([]legacyInput, len(rd.pending))}
+	for i, p := range rd.pending {
+		lr.inputs[i] = legacyInput{key: p.key, method: inputMethodName(p.method), params: p.params}
+	}
+	return lr
+}
+
+// legacyInvoke runs a method handler for a legacy exchange. When the
+// handler needs input from the client, it puts the input requests to the
+// client as real requests, waits for the answers, and runs the handler
+// again with them, as a modern client's retry would, until the handler
+// completes. A failure to get the answers (the client's error, the
+// timeout, the end of the session) ends a tools/call with an isError
+// result that says what happened, and other methods with -32603.
+func (s *Server) legacyInvoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
+	params := x.params
+	if hasInputMembers(params) {
+		// Not part of any legacy revision: a legacy client cannot answer
+		// ahead of being asked.
+		params = withInputResponses(params, nil, "")
+		x.params = params
+	}
+	for rounds := 1; ; rounds++ {
+		out, err := x.run(ctx, h, dst)
+		var lr *legacyRound
+		if err == nil || !errors.As(err, &lr) {
+			return out, err
+		}
+		if rounds == maxLegacyRounds {
+			return legacyInputFailed(x, dst, errors.New("the handler asked for input more than "+strconv.Itoa(maxLegacyRounds)+" times"))
+		}
+		var answers map[string]json.RawMessage
+		if len(lr.inputs) > 0 {
+			if answers, err = x.askClient(ctx, lr.inputs); err != nil {
+				return legacyInputFailed(x, dst, err)
+			}
+		}
+		x.params = withInputResponses(params, answers, lr.state)
+	}
+}
+
+// hasInputMembers reports whether params carry inputResponses or
+// requestState.
+func hasInputMembers(params []byte) bool {
+	if _, ok := jsonscan.Lookup(params, "inputResponses"); ok {
+		return true
+	}
+	_, ok := jsonscan.Lookup(params, "requestState")
+	return ok
+}
+
+// legacyInputFailed ends a legacy request whose input could not be had.
+func legacyInputFailed(x *exchange, dst []byte, err error) ([]byte, error) {
+	x.s.log.Debug("mcp: no input from the legacy client", "method", x.method, "err", err)
+	msg := "Could not get the input this request needs from the client: " + err.Error()
+	if x.method != "tools/call" {
+		return nil, &Error{Code: CodeInternalError, Message: msg, Err: err}
+	}
+	body, merr := json.Marshal(errorResult(msg))
+	if merr != nil {
+		return nil, merr
+	}
+	return x.appendResult(dst, resultComplete, false, body, nil), nil
+}
+
+// sessionNotifier is a Notifier that knows the legacy session of its
+// request: the SSE stream of an HTTP session's request, a stdio
+// connection's notifier, or withSession's wrapper. It keeps the session
+// out of the exchange, whose size the modern hot path pays for.
+type sessionNotifier interface {
+	Notifier
+	legacySession() *session
+}
+
+// withSession returns n, or n wrapped so that it carries ss.
+func withSession(n Notifier, ss *session) Notifier {
+	if sn, ok := n.(sessionNotifier); ok && sn.legacySession() == ss {
+		return n
+	}
+	return &sessionWrapper{n: n, ss: ss}
+}
+
+type sessionWrapper struct {
+	n  Notifier
+	ss *session
+}
+
+func (w *sessionWrapper) Notify(msg []byte) {
+	if w.n != nil {
+		w.n.Notify(msg)
+	}
+}
+
+func (w *sessionWrapper) legacySession() *session { return w.ss }
+
+func (st *sseStream) legacySession() *session { return st.sess }
+
+func (n stdioNotifier) legacySession() *session { return n.sess }
+
+// session returns the legacy session of the exchange, or nil for a modern
+// request.
+func (x *exchange) session() *session {
+	if x.info.Era != EraLegacy {
+		return nil
+	}
+	if sn, ok := x.notifier.(sessionNotifier); ok {
+		return sn.legacySession()
+	}
+	return nil
+}
+
+// legacyInput is an input request to put to a legacy client as a real
+// server-to-client request.
+type legacyInput struct {
+	key    string
+	method string // elicitation/create, sampling/createMessage or roots/list
+	params []byte
+}
+
+// askClient sends the input requests of a round to the legacy client of x,
+// all at once, and returns the client's results by key. The first failure
+// (an error response, the timeout, cancellation, the end of the session)
+// cancels the other requests and is returned.
+func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[string]json.RawMessage, error) {
+	ss := x.session()
+	if ss == nil {
+		return nil, errNoLegacySession
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type reply struct {
+		key string
+		raw json.RawMessage
+		err error
+	}
+	ch := make(chan reply, len(reqs))
+	for _, r := range reqs {
+		go func() {
+			raw, err := ss.call(ctx, x.sendToClient, r.method, r.params)
+			ch <- reply{r.key, raw, err}
+		}()
+	}
+	out := make(map[string]json.RawMessage, len(reqs))
+	var first error
+	for range reqs {
+		r := <-ch
+		if r.err != nil {
+			if first == nil {
+				first = r.err
+				cancel()
+			}
+			continue
+		}
+		out[r.key] = r.raw
+	}
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+var errNoLegacySession = errors.New("mcp: not a legacy session")
+
+// sendToClient sends a server-to-client message that relates to the
+// exchange's request: on the request's own SSE stream (as the 2025-11-25
+// transport allows), or on the session's standalone GET stream when the
+// request's response cannot become a stream; on stdio as a line.
+func (x *exchange) sendToClient(msg []byte) {
+	x.mu.Lock()
+	done := x.done
+	x.mu.Unlock()
+	if done {
+		return
+	}
+	if st, ok := x.notifier.(*sseStream); ok {
+		if !st.sendRequest(msg) {
+			st.sess.sendServerMessage(msg)
+		}
+		return
+	}
+	if x.notifier != nil {
+		x.notifier.Notify(msg)
+	}
+}
+
+// withInputResponses returns params with inputResponses set to answers
+// (omitted when nil) and requestState to state (omitted when empty),
+// replacing any the client sent: how a legacy request is re-invoked after
+// the server asked its client for input.
+func withInputResponses(params []byte, answers map[string]json.RawMessage, state string) []byte {
+	out := []byte{'{'}
+	n := 0
+	if it, ok := jsonscan.Object(params); ok {
+		var m jsonscan.Member
+		for it.Next(&m) {
+			if m.KeyIs("inputResponses") || m.KeyIs("requestState") {
+				continue
+			}
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, '"')
+			out = append(out, m.Key...)
+			out = append(out, `":`...)
+			out = append(out, m.Value...)
+			n++
+		}
+	}
+	if answers == nil {
+		if state != "" {
+			if n > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, `"requestState":`...)
+			out = jsonrpc.AppendString(out, state)
+		}
+		return append(out, '}')
+	}
+	if n > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"inputResponses":{`...)
+	keys := make([]string, 0, len(answers))
+	for k := range answers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsonrpc.AppendString(out, k)
+		out = append(out, ':')
+		out = append(out, answers[k]...)
+	}
+	out = append(out, '}')
+	if state != "" {
+		out = append(out, `,"requestState":`...)
+		out = jsonrpc.AppendString(out, state)
+	}
+	return append(out, '}')
+}
