@@ -118,9 +118,36 @@ func addWireTaskTools(t *testing.T, s *mcp.Server) {
 // order, whose responses are not recorded.
 // Run with -update to rewrite the responses.
 func TestWireHTTP(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/wire/http/*.txtar")
+	forEachArchive(t, "../testdata/wire/http", "response", func(t *testing.T, ar *txtar.Archive) []byte {
+		var reqText []byte
+		var setup [][]byte
+		for _, f := range ar.Files {
+			switch f.Name {
+			case "setup":
+				setup = append(setup, f.Data)
+			case "request":
+				reqText = f.Data
+			}
+		}
+		s := wireServer(t, string(ar.Comment))
+		var h http.Handler = s
+		if s.ProtectedResourceMetadataPath() != "" {
+			h = s.NewHTTPServer("", "/mcp").Handler // with the metadata routes
+		}
+		for _, req := range setup { // earlier requests whose responses do not matter
+			doWire(t, h, req)
+		}
+		return doWire(t, h, reqText)
+	})
+}
+
+// forEachArchive runs one subtest per txtar archive in dir: run produces
+// the output, which is compared with the archive's file named out, or
+// written there with -update.
+func forEachArchive(t *testing.T, dir, out string, run func(t *testing.T, ar *txtar.Archive) []byte) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
 	if len(files) == 0 {
-		t.Fatal("no wire tests found")
+		t.Fatalf("no wire tests found in %s", dir)
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
@@ -128,41 +155,25 @@ func TestWireHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var reqText, want []byte
-			var setup [][]byte
-			respIdx := -1
-			for i, f := range ar.Files {
-				switch f.Name {
-				case "setup":
-					setup = append(setup, f.Data)
-				case "request":
-					reqText = f.Data
-				case "response":
-					want, respIdx = f.Data, i
-				}
-			}
-			s := wireServer(t, string(ar.Comment))
-			var h http.Handler = s
-			if s.ProtectedResourceMetadataPath() != "" {
-				h = s.NewHTTPServer("", "/mcp").Handler // with the metadata routes
-			}
-			for _, req := range setup { // earlier requests whose responses do not matter
-				doWire(t, h, req)
-			}
-			got := doWire(t, h, reqText)
+			got := run(t, ar)
+			idx := slices.IndexFunc(ar.Files, func(f txtar.File) bool { return f.Name == out })
 			if *update {
-				if respIdx < 0 {
-					ar.Files = append(ar.Files, txtar.File{Name: "response"})
-					respIdx = len(ar.Files) - 1
+				if idx < 0 {
+					ar.Files = append(ar.Files, txtar.File{Name: out})
+					idx = len(ar.Files) - 1
 				}
-				ar.Files[respIdx].Data = got
+				ar.Files[idx].Data = got
 				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
+			var want []byte
+			if idx >= 0 {
+				want = ar.Files[idx].Data
+			}
 			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("response mismatch (-want +got):\n%s", diff)
+				t.Errorf("%s mismatch (-want +got):\n%s", out, diff)
 			}
 		})
 	}
@@ -237,51 +248,23 @@ func doWireWait(t *testing.T, h http.Handler, reqText []byte, wait time.Duration
 // run concurrently, so lines are compared in sorted order unless the
 // archive comment says "ordered".
 func TestWireStdio(t *testing.T) {
-	files, _ := filepath.Glob("../testdata/wire/stdio/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no wire tests found")
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
+	forEachArchive(t, "../testdata/wire/stdio", "stdout", func(t *testing.T, ar *txtar.Archive) []byte {
+		var in []byte
+		for _, f := range ar.Files {
+			if f.Name == "stdin" {
+				in = f.Data
 			}
-			var in, want []byte
-			outIdx := -1
-			for i, f := range ar.Files {
-				switch f.Name {
-				case "stdin":
-					in = f.Data
-				case "stdout":
-					want, outIdx = f.Data, i
-				}
-			}
-			s := wireServer(t, string(ar.Comment))
-			var out bytes.Buffer
-			if err := s.ServeStdio(context.Background(), bytes.NewReader(in), &out); err != nil {
-				t.Fatal(err)
-			}
-			got := out.Bytes()
-			if !strings.Contains(string(ar.Comment), "ordered") {
-				got = sortLines(got)
-			}
-			if *update {
-				if outIdx < 0 {
-					ar.Files = append(ar.Files, txtar.File{Name: "stdout"})
-					outIdx = len(ar.Files) - 1
-				}
-				ar.Files[outIdx].Data = got
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("stdout mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+		}
+		s := wireServer(t, string(ar.Comment))
+		var out bytes.Buffer
+		if err := s.ServeStdio(context.Background(), bytes.NewReader(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(ar.Comment), "ordered") {
+			return out.Bytes()
+		}
+		return sortLines(out.Bytes())
+	})
 }
 
 func sortLines(b []byte) []byte {
