@@ -33,6 +33,10 @@ type RequestInfo struct {
 	// (per-request _meta) or EraLegacy (a session opened with initialize,
 	// whose version, client and capabilities fill the fields above).
 	Era Era
+
+	// caps holds what ClientCapabilities points to when fastCaps decoded
+	// it, so that the common capabilities cost no allocation of their own.
+	caps capStore
 }
 
 // reqMeta holds the spans of the reserved _meta members of one request. The
@@ -85,7 +89,10 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 // already-validated protocol version.
 func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 	info.ProtocolVersion = version
-	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) {
+	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) && !fastCaps(rm.caps, &info.ClientCapabilities, &info.caps) {
+		// Not the common shape: encoding/json decides, from scratch.
+		info.ClientCapabilities = ClientCapabilities{}
+		info.caps = capStore{}
 		if err := json.Unmarshal(rm.caps, &info.ClientCapabilities); err != nil {
 			return InvalidParams("Invalid params: malformed " + metaClientCapabilities)
 		}
@@ -115,4 +122,67 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		info.LogLevel = LogLevel(s)
 	}
 	return nil
+}
+
+// capStore holds the capability values of one request.
+type capStore struct {
+	sampling    SamplingCapability
+	elicitation ElicitationCapability
+	roots       RootsCapability
+}
+
+// fastCaps decodes the common shape of clientCapabilities without
+// reflection: sampling and elicitation as {} and roots as {} or
+// {"listChanged": true|false}, each key spelled exactly. It reports false
+// for anything else (other members, other spellings, escapes, null, nested
+// values), leaving c and st partly filled, and the caller then decodes with
+// encoding/json. Where it reports true, the result equals encoding/json's,
+// duplicate keys included; FuzzFastCaps checks that.
+// raw must be valid JSON, as it is inside a decoded request.
+func fastCaps(raw []byte, c *ClientCapabilities, st *capStore) bool {
+	it, ok := jsonscan.Object(raw)
+	if !ok {
+		return false
+	}
+	var m jsonscan.Member
+	for it.Next(&m) {
+		if m.Escaped {
+			return false
+		}
+		switch string(m.Key) {
+		case "sampling":
+			if !jsonscan.IsEmptyObject(m.Value) {
+				return false
+			}
+			c.Sampling = &st.sampling
+		case "elicitation":
+			if !jsonscan.IsEmptyObject(m.Value) {
+				return false
+			}
+			c.Elicitation = &st.elicitation
+		case "roots":
+			it2, ok := jsonscan.Object(m.Value)
+			if !ok {
+				return false
+			}
+			var m2 jsonscan.Member
+			for it2.Next(&m2) {
+				if m2.Escaped || string(m2.Key) != "listChanged" {
+					return false
+				}
+				switch string(m2.Value) {
+				case "true":
+					st.roots.ListChanged = true
+				case "false":
+					st.roots.ListChanged = false
+				default:
+					return false
+				}
+			}
+			c.Roots = &st.roots
+		default:
+			return false
+		}
+	}
+	return true
 }

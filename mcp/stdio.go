@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -16,6 +17,20 @@ import (
 // maxInFlight bounds the requests one stdio connection handles at once;
 // reading pauses while the bound is reached.
 const maxInFlight = 256
+
+// maxIdleWorkers bounds the idle worker goroutines a stdio connection
+// keeps for its next requests.
+const maxIdleWorkers = 64
+
+// Pending output: responses served in the reading goroutine are written
+// once stdioQueueBytes are pending (or the reader waits for input), and
+// writers wait while stdioMaxPending bytes wait for a write in progress,
+// so that a client that does not read its output stops the server from
+// reading more, as a blocking write would.
+const (
+	stdioQueueBytes = 64 << 10
+	stdioMaxPending = 1 << 20
+)
 
 // stdioDrainTimeout is how long ServeStdio lets in-flight requests finish
 // after the input ends before it cancels them.
@@ -38,7 +53,9 @@ var stdioDrainTimeout = 5 * time.Second
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
-	c := &stdioConn{s: s, w: bufio.NewWriter(w), inflight: map[string]*stdioCall{}, sem: make(chan struct{}, maxInFlight)}
+	c := &stdioConn{s: s, w: w, inflight: map[string]*stdioCall{}, sem: make(chan struct{}, maxInFlight), jobs: make(chan func()), quit: make(chan struct{})}
+	c.wcond = sync.NewCond(&c.wmu)
+	defer close(c.quit) // idle workers exit
 	readDone := make(chan error, 1)
 	go func() { readDone <- c.readLoop(ctx, r) }()
 	done := make(chan struct{})
@@ -66,11 +83,22 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		wait()
 		<-done
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.stopped, c.closed = true, true
-	if err := c.w.Flush(); err != nil && readErr == nil {
-		readErr = err
+	c.stop()
+	// Write what is pending, after any write in progress, and write no
+	// more: ServeStdio returns.
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for c.flushing {
+		c.wcond.Wait()
+	}
+	if len(c.pending) > 0 && c.werr == nil {
+		_, c.werr = c.w.Write(c.pending)
+	}
+	c.pending, c.spare = nil, nil
+	c.closed = true
+	c.wcond.Broadcast()
+	if c.werr != nil && readErr == nil {
+		readErr = c.werr
 	}
 	return readErr
 }
@@ -78,6 +106,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 // readLoop reads and dispatches lines until r ends, fails, or the
 // connection is stopped. It returns nil at the end of input.
 func (c *stdioConn) readLoop(ctx context.Context, r io.Reader) error {
+	// Responses served in this goroutine wait in the pending output until
+	// the reader is about to wait for input, and at its end.
+	defer c.flush()
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br, c.s.maxBody)
@@ -95,15 +126,29 @@ func (c *stdioConn) readLoop(ctx context.Context, r io.Reader) error {
 		if err != nil {
 			return err
 		}
+		if br.Buffered() == 0 {
+			// About to wait for input: write what the requests served
+			// inline left pending, in one write.
+			c.flush()
+		}
 	}
 }
 
 // readLine reads one line without its newline. Lines longer than limit are
-// skipped entirely and reported with errTooLarge.
+// skipped entirely and reported with errTooLarge. The line may point into
+// br's buffer: it is valid until the next read from br.
 func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
+		if line == nil && err == nil && int64(len(frag)) <= limit+1 {
+			// The common case: the whole line is in the reader's buffer.
+			frag = bytes.TrimRight(frag, "\r\n")
+			if len(bytes.TrimSpace(frag)) == 0 {
+				continue // blank lines are ignored
+			}
+			return frag, nil
+		}
 		if int64(len(line)+len(frag)) > limit+1 {
 			// Discard the rest of the line.
 			for errors.Is(err, bufio.ErrBufferFull) {
@@ -130,15 +175,30 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 }
 
 type stdioConn struct {
-	s   *Server
-	sem chan struct{}
-	wg  sync.WaitGroup
+	s    *Server
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	jobs chan func()   // idle workers receive here
+	quit chan struct{} // closed when ServeStdio returns
+	idle atomic.Int32  // idle workers
 
-	mu       sync.Mutex // guards w, inflight and stopped
-	w        *bufio.Writer
+	mu       sync.Mutex // guards inflight and stopped
 	inflight map[string]*stdioCall
 	stopped  bool // no more dispatching
-	closed   bool // no more writing: ServeStdio has returned
+
+	// Writes are group-committed: a message is appended to pending, and
+	// the goroutine that finds no write in progress writes everything
+	// pending, in a loop, until nothing is left. Concurrent responses thus
+	// share write calls instead of paying one each, and lines never
+	// interleave. The order of the messages is the order of the appends.
+	wmu      sync.Mutex
+	wcond    *sync.Cond // on wmu: a write ended, or closed was set
+	w        io.Writer
+	pending  []byte
+	spare    []byte
+	flushing bool  // a goroutine is writing (without wmu)
+	closed   bool  // no more writing: ServeStdio has returned
+	werr     error // the first write error; later output is dropped
 
 	// sess is the legacy session once the client sent initialize (see
 	// legacy.go); only the reading goroutine sets it, under mu.
@@ -188,20 +248,98 @@ func (n stdioNotifier) Notify(msg []byte) {
 	n.c.writeMsg(msg)
 }
 
+// writeMsg writes msg as one line, now or (when another goroutine is
+// writing) as part of that goroutine's next write. msg may be reused once
+// writeMsg returns.
 func (c *stdioConn) writeMsg(msg []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return // ServeStdio has returned
+	c.wmu.Lock()
+	if !c.appendLocked(msg) {
+		c.wmu.Unlock()
+		return
 	}
-	c.w.Write(msg)
-	c.w.WriteByte('\n')
-	c.w.Flush()
+	c.flushLocked()
+}
+
+// queueMsg appends msg to the pending output without writing it, unless
+// enough is pending: the reading goroutine flushes before it waits for more
+// input. It is used for responses served inline, so that a burst of
+// pipelined requests is answered with one write.
+func (c *stdioConn) queueMsg(msg []byte) {
+	c.wmu.Lock()
+	if !c.appendLocked(msg) || len(c.pending) < stdioQueueBytes {
+		c.wmu.Unlock()
+		return
+	}
+	c.flushLocked()
+}
+
+// appendLocked appends msg and a newline to the pending output, first
+// waiting while too much is pending behind a write in progress. It reports
+// false, appending nothing, once ServeStdio has returned. c.wmu is held.
+func (c *stdioConn) appendLocked(msg []byte) bool {
+	for c.flushing && len(c.pending) >= stdioMaxPending && !c.closed {
+		c.wcond.Wait()
+	}
+	if c.closed {
+		return false
+	}
+	c.pending = append(c.pending, msg...)
+	c.pending = append(c.pending, '\n')
+	return true
+}
+
+// flush writes everything pending (or leaves it to the goroutine that is
+// writing).
+func (c *stdioConn) flush() {
+	c.wmu.Lock()
+	c.flushLocked()
+}
+
+// flushLocked writes everything pending unless another goroutine is
+// writing, which then writes it too. It is called with c.wmu held and
+// releases it.
+func (c *stdioConn) flushLocked() {
+	if c.flushing || c.closed {
+		c.wmu.Unlock()
+		return
+	}
+	c.flushing = true
+	for len(c.pending) > 0 {
+		out := c.pending
+		c.pending = c.spare[:0]
+		c.spare = nil
+		if c.werr == nil {
+			c.wmu.Unlock()
+			_, err := c.w.Write(out)
+			c.wmu.Lock()
+			if err != nil && c.werr == nil {
+				c.werr = err // as a bufio.Writer would, write no more
+			}
+		}
+		if cap(out) <= stdioMaxPending {
+			c.spare = out[:0]
+		}
+		c.wcond.Broadcast() // room for writers waiting in appendLocked
+	}
+	c.flushing = false
+	c.wcond.Broadcast()
+	c.wmu.Unlock()
 }
 
 // dispatch handles one line. It returns false when the connection has been
 // stopped and the line was ignored.
 func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
+	// A modern server/discover is answered from the snapshot and never
+	// blocks: it is served in the reading goroutine, from the reader's
+	// buffer, and its response waits in the pending output (queueMsg).
+	// The method name is a cheap hint; Decode decides.
+	if c.sess == nil && bytes.Contains(line, []byte(`"server/discover"`)) {
+		if msg, derr := jsonrpc.Decode(line); derr == nil && msg.Method == "server/discover" && msg.IsRequest() {
+			if served, ok := c.inline(ctx, &msg); served {
+				return ok
+			}
+		}
+	}
 	owned := bytes.Clone(line) // the reader reuses its buffer
 	msg, derr := jsonrpc.Decode(owned)
 	if derr != nil {
@@ -248,7 +386,14 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 	// that a client with many of them can still send requests and
 	// cancellations.
 	if !call.listen {
-		c.sem <- struct{}{}
+		select {
+		case c.sem <- struct{}{}:
+		default:
+			// Reading pauses until a request ends: first write what is
+			// pending, which may not wait for that.
+			c.flush()
+			c.sem <- struct{}{}
+		}
 	}
 	release := func() {
 		if !call.listen {
@@ -273,7 +418,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 	c.wg.Add(1)
 	c.mu.Unlock()
 
-	go func() {
+	c.run(func() {
 		defer func() {
 			release()
 			c.wg.Done()
@@ -292,8 +437,60 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 		delete(c.inflight, key)
 		c.mu.Unlock()
 		cancel()
-	}()
+	})
 	return true
+}
+
+// inline serves a modern request in the reading goroutine. It reports
+// whether it served it (false: a request with the same id is in flight, and
+// dispatch answers that) and, like dispatch, false as its second result
+// when the connection has been stopped.
+func (c *stdioConn) inline(ctx context.Context, msg *jsonrpc.Message) (served, ok bool) {
+	c.mu.Lock()
+	stopped := c.stopped
+	_, dup := c.inflight[string(msg.ID.Raw())]
+	c.mu.Unlock()
+	if stopped {
+		return true, false
+	}
+	if dup {
+		return false, true
+	}
+	buf := c.s.getBuf()
+	resp, _ := c.s.Handle(ctx, *buf, &Incoming{Message: msg}, nil)
+	c.queueMsg(resp)
+	*buf = resp[:0]
+	c.s.putBuf(buf)
+	return true, true
+}
+
+// run runs job on an idle worker goroutine, or on a new one. Workers stay
+// (up to maxIdleWorkers idle ones) for the life of the connection, so that
+// a request runs on a stack an earlier one already grew instead of growing
+// a fresh goroutine's stack.
+func (c *stdioConn) run(job func()) {
+	select {
+	case c.jobs <- job:
+	default:
+		go c.worker(job)
+	}
+}
+
+func (c *stdioConn) worker(job func()) {
+	for {
+		job()
+		if c.idle.Add(1) > maxIdleWorkers {
+			c.idle.Add(-1)
+			return
+		}
+		select {
+		case job = <-c.jobs:
+			c.idle.Add(-1)
+		case <-c.quit:
+			c.idle.Add(-1)
+			return
+		}
+	}
 }
 
 // cancel handles notifications/cancelled.

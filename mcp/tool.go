@@ -148,6 +148,9 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandler[In, Out]) {
 		if err != nil {
 			return nil, err
 		}
+		if s, ok := any(out).(string); ok {
+			return textResult(s), nil // without boxing out
+		}
 		return toResult(out, structured)
 	})
 }
@@ -266,6 +269,19 @@ func isStructured(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct
 }
 
+// textResult returns a result of one text content item, in one allocation.
+func textResult(text string) *CallToolResult {
+	b := &struct {
+		r CallToolResult
+		c [1]Content
+		t TextContent
+	}{}
+	b.t.Text = text
+	b.c[0] = &b.t
+	b.r.Content = b.c[:]
+	return &b.r
+}
+
 // toResult turns a typed handler's output into a CallToolResult.
 func toResult(out any, structured bool) (*CallToolResult, error) {
 	switch v := out.(type) {
@@ -275,7 +291,7 @@ func toResult(out any, structured bool) (*CallToolResult, error) {
 		}
 		return v, nil
 	case string:
-		return &CallToolResult{Content: []Content{&TextContent{Text: v}}}, nil
+		return textResult(v), nil
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -61,17 +61,31 @@ func TestEveryCaseAnswers(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer func() {
+				defer func(p *load.Proc) {
 					if err := p.Stop(); err != nil {
 						t.Error(err)
 					}
-				}()
+				}(p)
 				if p.FirstDiscover <= 0 {
 					t.Errorf("FirstDiscover = %v, want > 0", p.FirstDiscover)
 				}
 				opt := base
 				opt.CPU = p.CPU
-				for _, method := range load.Methods {
+				methods := load.Methods
+				if transport == load.Stdio {
+					methods = load.AllMethods
+				}
+				for _, method := range methods {
+					if method == load.LegacyCall {
+						// On a fresh connection, as benchall does: one
+						// that spoke the modern era may refuse initialize.
+						lp, err := load.StartLegacyStdio(argv, impl)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer lp.Stop()
+						p = lp // PeakRSS and CPU below are then the legacy process's
+					}
 					for _, n := range levels {
 						var r load.Result
 						if transport == load.HTTP {

@@ -35,6 +35,19 @@ type Proc struct {
 // for impl on transport, and waits until it has answered one server/discover
 // correctly.
 func Start(argv []string, impl, transport string) (*Proc, error) {
+	return start(argv, impl, transport, false)
+}
+
+// StartLegacyStdio starts argv for impl on stdio, as Start does, but opens
+// the legacy era first (initialize, notifications/initialized) instead of
+// sending server/discover: a connection that spoke the modern era may refuse
+// initialize (go-sdk answers "duplicate initialize"). FirstDiscover is then
+// the time to the initialize answer.
+func StartLegacyStdio(argv []string, impl string) (*Proc, error) {
+	return start(argv, impl, Stdio, true)
+}
+
+func start(argv []string, impl, transport string, legacy bool) (*Proc, error) {
 	args := append(append([]string(nil), argv[1:]...), "-impl", impl, "-transport", transport)
 	cmd := exec.Command(argv[0], args...)
 	p := &Proc{Impl: impl, Transport: transport, cmd: cmd, stderr: &tailBuffer{max: 4096}, waited: make(chan struct{})}
@@ -86,6 +99,14 @@ func Start(argv []string, impl, transport string) (*Proc, error) {
 		}
 	case Stdio:
 		p.Stdio = NewStdioClient(stdin, stdout, func() { cmd.Process.Kill() })
+		if legacy {
+			err := p.Stdio.initLegacy(impl)
+			p.FirstDiscover = time.Since(t0)
+			if err != nil {
+				return fail(err)
+			}
+			break
+		}
 		line, err := p.Stdio.roundTrip(Discover, 1)
 		p.FirstDiscover = time.Since(t0)
 		if err == nil {

@@ -1,9 +1,12 @@
 package load
 
 import (
+	"bytes"
+
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/mcpkit/mcpkit/bench/servers"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -310,6 +313,35 @@ type StdioClient struct {
 	w     *bufio.Writer
 	r     *bufio.Reader
 	close func() // unblocks a stalled reader
+	// legacy is set once the connection was initialized for LegacyCall.
+	legacy bool
+}
+
+// initLegacy opens the legacy era on the connection: initialize, checked,
+// then notifications/initialized. The stdio floor echoes the request.
+func (c *StdioClient) initLegacy(impl string) error {
+	if c.legacy {
+		return nil
+	}
+	c.w.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + LegacyVersion + `","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"bench-client","version":"1.0.0"}}}` + "\n")
+	if err := c.w.Flush(); err != nil {
+		return err
+	}
+	line, err := c.readLine()
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if impl != servers.Floor && !bytes.Contains(line, []byte(`"protocolVersion":"`+LegacyVersion+`"`)) {
+		return fmt.Errorf("initialize answered %.300q, want protocolVersion %s", line, LegacyVersion)
+	}
+	if impl != servers.Floor {
+		c.w.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+		if err := c.w.Flush(); err != nil {
+			return err
+		}
+	}
+	c.legacy = true
+	return nil
 }
 
 // NewStdioClient returns a client that writes requests to w and reads
@@ -362,6 +394,11 @@ const ringSize = 1 << 16
 // Measure.
 func (c *StdioClient) Driver(impl, method string, inflight int, cpu func() (time.Duration, error)) (*Driver, error) {
 	label := impl + " " + method + " over stdio"
+	if method == LegacyCall {
+		if err := c.initLegacy(impl); err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+	}
 	line, err := c.roundTrip(method, goldenID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", label, err)

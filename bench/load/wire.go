@@ -21,8 +21,21 @@ const (
 	Call     = "tools/call"
 )
 
-// Methods lists the cases in report order.
+// LegacyCall is tools/call in the 2025-11-25 era, measured over stdio: the
+// connection is initialized once (initialize, notifications/initialized),
+// then every request is a plain tools/call without _meta. It switches a
+// stdio connection to the legacy era for good, so it runs after the other
+// cases on that connection.
+const LegacyCall = "legacy tools/call"
+
+// LegacyVersion is the revision the legacy case initializes with.
+const LegacyVersion = "2025-11-25"
+
+// Methods lists the modern cases in report order (HTTP, stdio, in-process).
 var Methods = []string{Discover, Call}
+
+// AllMethods lists every case in report order; LegacyCall is stdio only.
+var AllMethods = []string{Discover, Call, LegacyCall}
 
 // ProtocolVersion is the revision every request speaks.
 const ProtocolVersion = "2026-07-28"
@@ -45,6 +58,8 @@ func bodyParts(method string) (prefix, suffix string) {
 		suffix = `,"method":"server/discover","params":{` + requestMeta + `}}`
 	case Call:
 		suffix = `,"method":"tools/call","params":{"name":"` + servers.ToolName + `","arguments":{"text":"` + CallText + `"},` + requestMeta + `}}`
+	case LegacyCall:
+		suffix = `,"method":"tools/call","params":{"name":"` + servers.ToolName + `","arguments":{"text":"` + CallText + `"}}}`
 	default:
 		panic("load: unknown method " + method)
 	}
@@ -123,7 +138,7 @@ func CheckDeep(impl, transport, method string, resp []byte, id int64) error {
 	if r == nil {
 		return fmt.Errorf("no result: %.200q", resp)
 	}
-	if r["resultType"] != "complete" {
+	if method != LegacyCall && r["resultType"] != "complete" {
 		return fmt.Errorf("result.resultType is %v, want \"complete\"", r["resultType"])
 	}
 	if meta, ok := r["_meta"].(map[string]any); ok {
@@ -154,7 +169,7 @@ func CheckDeep(impl, transport, method string, resp []byte, id int64) error {
 		if r["cacheScope"] != servers.CacheScope {
 			return fmt.Errorf("cacheScope is %v, want %q", r["cacheScope"], servers.CacheScope)
 		}
-	case Call:
+	case Call, LegacyCall:
 		if ie, ok := r["isError"]; ok && ie != false {
 			return fmt.Errorf("isError is %v: %.300q", ie, resp)
 		}

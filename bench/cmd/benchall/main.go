@@ -58,7 +58,7 @@ func main() {
 	flag.StringVar(&levels, "levels", "1,16,64", "HTTP connections / stdio requests in flight")
 	flag.StringVar(&impls, "impls", strings.Join(servers.Impls, ","), "implementations")
 	flag.StringVar(&transports, "transports", "http,stdio", "transports")
-	flag.StringVar(&methods, "methods", strings.Join(load.Methods, ","), "cases")
+	flag.StringVar(&methods, "methods", strings.Join(load.AllMethods, ","), "cases (legacy tools/call runs over stdio only)")
 	flag.BoolVar(&c.inproc, "inproc", true, "run the in-process ServeHTTP benchmarks")
 	flag.StringVar(&c.out, "out", "", "report file (default: BENCHMARKS.md at the repository root; - for stdout)")
 	flag.StringVar(&c.profileDir, "profile", "", "write a CPU profile of every server process to this directory (allocations: go test -bench . -memprofile in load/)")
@@ -72,7 +72,7 @@ func main() {
 	}
 	c.impls = splitList(impls, servers.Impls)
 	c.transports = splitList(transports, []string{load.HTTP, load.Stdio})
-	c.methods = splitList(methods, load.Methods)
+	c.methods = splitList(methods, load.AllMethods)
 	if err := flag.Set("test.benchtime", c.benchtime.String()); err != nil {
 		fatalf("%v", err)
 	}
@@ -122,6 +122,19 @@ func main() {
 		fatalf("%v", err)
 	}
 	logf("wrote %s", c.out)
+}
+
+// methodsFor returns the cases measured on transport (the in-process ones
+// are those of HTTP): legacy tools/call runs over stdio only, last, since
+// it switches the connection to the legacy era.
+func (c *config) methodsFor(transport string) []string {
+	var ms []string
+	for _, m := range c.methods {
+		if m != load.LegacyCall || transport == load.Stdio {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 func splitList(s string, known []string) []string {
@@ -240,9 +253,30 @@ func run(c *config, bins map[string]string) *report {
 				procs[impl] = p
 				rep.procs[k] = append(rep.procs[k], procSample{firstDiscover: p.FirstDiscover})
 			}
-			for _, method := range c.methods {
+			for _, method := range c.methodsFor(transport) {
+				ps := procs
+				if method == load.LegacyCall {
+					// Fresh processes: a connection that spoke the modern
+					// era may refuse initialize (go-sdk answers
+					// "duplicate initialize").
+					ps = map[string]*load.Proc{}
+					for _, impl := range order {
+						if p, err := load.StartLegacyStdio([]string{bins[impl]}, impl); err != nil {
+							logf("  %s: %v", impl, err)
+						} else {
+							ps[impl] = p
+						}
+					}
+				}
 				for _, level := range c.levels {
-					runCase(c, rep, r, transport, method, level, order, procs)
+					runCase(c, rep, r, transport, method, level, order, ps)
+				}
+				if method == load.LegacyCall {
+					for _, p := range ps {
+						if err := p.Stop(); err != nil {
+							logf("  %v", err)
+						}
+					}
 				}
 			}
 			for _, impl := range order {
@@ -275,7 +309,7 @@ func run(c *config, bins map[string]string) *report {
 		}
 		if c.inproc {
 			logf("repetition %d/%d: in-process ServeHTTP", r+1, c.reps)
-			for _, method := range c.methods {
+			for _, method := range c.methodsFor(load.HTTP) {
 				for _, impl := range order {
 					k := inprocKey{method, impl}
 					rep.inproc[k] = append(rep.inproc[k], benchInProcess(impl, method))

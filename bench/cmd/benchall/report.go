@@ -211,7 +211,7 @@ func render(c *config, r *report) string {
 			title, unit = "stdio: one process, requests pipelined", "in flight"
 		}
 		p("## %s\n\n", title)
-		for _, method := range c.methods {
+		for _, method := range c.methodsFor(transport) {
 			p("### `%s`, requests per second\n\n", method)
 			r.header(c, p, unit)
 			for _, level := range c.levels {
@@ -231,7 +231,7 @@ func render(c *config, r *report) string {
 		}
 		p("### Server CPU time per request (µs, user+system of the server process)\n\n")
 		r.header(c, p, "case")
-		for _, method := range c.methods {
+		for _, method := range c.methodsFor(transport) {
 			for _, level := range c.levels {
 				p("| `%s` ×%d |", method, level)
 				for _, impl := range c.impls {
@@ -268,7 +268,7 @@ func render(c *config, r *report) string {
 		p("The handler called directly with a reused request and response writer (so the harness allocates nothing), on a loopback context so that DNS-rebinding checks run. ")
 		p("`+N` is beyond the floor.\n\n")
 		r.header(c, p, "")
-		for _, method := range c.methods {
+		for _, method := range c.methodsFor(load.HTTP) {
 			fl := inprocKey{method, servers.Floor}
 			fa := r.inprocStat(fl, func(s inprocSample) float64 { return float64(s.allocsPerOp) })
 			fb := r.inprocStat(fl, func(s inprocSample) float64 { return float64(s.bytesPerOp) })
@@ -441,7 +441,7 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 		}
 	}
 	for _, transport := range c.transports {
-		for _, method := range c.methods {
+		for _, method := range c.methodsFor(transport) {
 			for _, level := range c.levels {
 				compare(fmt.Sprintf("%s `%s` ×%d req/s", transport, method, level), func(impl string) stat { return r.rps(runKey{transport, method, level, impl}) }, true, unit(0, " req/s"))
 				compare(fmt.Sprintf("%s `%s` ×%d CPU/req", transport, method, level), func(impl string) stat { return r.cpu(runKey{transport, method, level, impl}) }, false, unit(1, " µs"))
@@ -458,7 +458,7 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 		compare("memory per idle listen stream", r.listenStat, false, unit(1, " KiB"))
 	}
 	if c.inproc {
-		for _, method := range c.methods {
+		for _, method := range c.methodsFor(load.HTTP) {
 			compare(fmt.Sprintf("in-process `%s` allocs/op", method), func(impl string) stat {
 				return r.inprocStat(inprocKey{method, impl}, func(s inprocSample) float64 { return float64(s.allocsPerOp) })
 			}, false, unit(0, ""))
@@ -508,7 +508,7 @@ func (r *report) renderFailures(c *config, p func(string, ...any)) {
 			}
 		}
 	}
-	for _, method := range c.methods {
+	for _, method := range c.methodsFor(load.HTTP) {
 		for _, impl := range c.impls {
 			if st := r.inprocStat(inprocKey{method, impl}, func(inprocSample) float64 { return 0 }); st.err != nil {
 				lines = append(lines, fmt.Sprintf("- %s in-process `%s`: %s", display[impl], method, oneLine(st.err)))
