@@ -109,6 +109,7 @@ func fromWire(e *jsonrpc.Error) *Error {
 // Errors of the transport layer, with their HTTP statuses.
 var (
 	errBodyTooLarge     = &Error{Code: CodeInvalidRequest, Message: "Request body too large", status: http.StatusRequestEntityTooLarge}
+	errHeaderTooLarge   = &Error{Code: CodeInvalidRequest, Message: "Request header fields too large", status: http.StatusRequestHeaderFieldsTooLarge}
 	errMediaType        = &Error{Code: CodeInvalidRequest, Message: "Unsupported Media Type: Content-Type must be application/json", status: http.StatusUnsupportedMediaType}
 	errMethodNotAllowed = &Error{Code: CodeInvalidRequest, Message: "Method Not Allowed: the MCP endpoint accepts POST only", status: http.StatusMethodNotAllowed}
 	errForbiddenOrigin  = &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", status: http.StatusForbidden}

@@ -427,7 +427,7 @@ func ExampleServer_NewHTTPServer() {
 	resp.Body.Close()
 	fmt.Println(resp.StatusCode, resp.Header.Get("Allow"), hs.MaxHeaderBytes)
 	// Output:
-	// 405 POST 65536
+	// 405 POST 262144
 }
 
 func ExampleInvalidParams() {

@@ -27,6 +27,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, e)
 		return
 	}
+	if headerSize(r.Header) > s.maxHeader {
+		writeHTTPError(w, jsonrpc.ID{}, errHeaderTooLarge)
+		return
+	}
 	if r.Method != http.MethodPost {
 		// GET and DELETE of a legacy session (legacy_http.go).
 		if s.serveLegacyStream(w, r) {
@@ -207,6 +211,18 @@ func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
 
 var errTooLarge = errors.New("body too large")
 
+// headerSize is the total size of the header names and values, as they
+// arrived less the separators.
+func headerSize(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v)
+		}
+	}
+	return n
+}
+
 // readBody reads r into buf, failing with errTooLarge past limit bytes.
 func readBody(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 	for {
@@ -354,7 +370,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    4 * s.maxHeader,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
 	// Legacy sessions' GET streams never end by themselves (legacy_http.go).

@@ -78,6 +78,11 @@ type ServerOptions struct {
 	// MaxBodyBytes bounds a Streamable HTTP request body and a stdio line.
 	// Default 4 MiB. Larger messages get an error and are not processed.
 	MaxBodyBytes int64
+	// MaxHeaderBytes bounds the total size of a Streamable HTTP request's
+	// header names and values. Default 64 KiB. A request over it gets 431
+	// with a JSON-RPC error. (NewHTTPServer also sets net/http's own limit,
+	// at four times this value, for requests too large to parse at all.)
+	MaxHeaderBytes int
 
 	// AllowedOrigins lists the Origin header values accepted on Streamable
 	// HTTP besides loopback origins (http(s)://localhost, 127.0.0.1 and
@@ -175,6 +180,7 @@ type Server struct {
 	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
 	maxBody    int64
+	maxHeader  int
 	auth       authState
 
 	mu    sync.Mutex // guards reg, rebuilding snap, and pending
@@ -223,6 +229,7 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	s.pageSize = cmp.Or(o.PageSize, 100)
 	s.maxBody = cmp.Or(o.MaxBodyBytes, 4<<20)
+	s.maxHeader = cmp.Or(o.MaxHeaderBytes, 64<<10)
 	s.modern = []string{LatestVersion}
 	s.versions = s.modern
 	if !o.ModernOnly {

@@ -44,6 +44,12 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 				t.Fatal(err)
 			}
 			opts.MaxBodyBytes = n
+		case "maxheader":
+			n, err := strconv.Atoi(f[2])
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.MaxHeaderBytes = n
 		case "origin":
 			opts.AllowedOrigins = append(opts.AllowedOrigins, f[2])
 		case "instructions":
