@@ -352,8 +352,9 @@ func isLoopbackAddr(a net.Addr) bool {
 }
 
 // NewHTTPServer returns an *http.Server that serves s at path (default
-// "/mcp") on addr, with the limits a public endpoint needs: 64 KiB of
-// headers, read and idle timeouts, and no write timeout (SSE responses are
+// "/mcp") on addr, with the limits a public endpoint needs: a header limit
+// backing ServerOptions.MaxHeaderBytes, read and idle timeouts, and no write
+// timeout (SSE responses are
 // long-lived; handlers are cancelled when the client goes away). A server
 // with AuthOptions also serves its Protected Resource Metadata at the
 // well-known paths (see ProtectedResourceMetadata).
