@@ -58,29 +58,43 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 	if params == nil {
 		return rm, nil
 	}
-	meta, ok := jsonscan.Lookup(params, "_meta")
+	// One walk of params: the _meta object is read in place. When _meta
+	// repeats, the last one wins, as with encoding/json.
+	it, ok := jsonscan.Object(params)
 	if !ok {
 		return rm, nil
 	}
-	it, ok := jsonscan.Object(meta)
-	if !ok {
-		return rm, InvalidParams("Invalid params: _meta must be an object")
-	}
-	rm.present = true
-	var m jsonscan.Member
-	for it.Next(&m) {
-		switch {
-		case m.KeyIs(metaProtocolVersion):
-			rm.version = m.Value
-		case m.KeyIs(metaClientCapabilities):
-			rm.caps = m.Value
-		case m.KeyIs(metaClientInfo):
-			rm.clientInfo = m.Value
-		case m.KeyIs(metaLogLevel):
-			rm.logLevel = m.Value
-		case m.KeyIs("progressToken"):
-			rm.progressToken = m.Value
+	var perr *Error
+	var k, m jsonscan.Member
+	for it.NextKey(&k) {
+		if !k.KeyIs("_meta") {
+			continue
 		}
+		inner, isObject := it.Enter()
+		if !isObject {
+			it.Value()
+			rm, perr = reqMeta{}, InvalidParams("Invalid params: _meta must be an object")
+			continue
+		}
+		rm, perr = reqMeta{present: true}, nil
+		for inner.Next(&m) {
+			switch {
+			case m.KeyIs(metaProtocolVersion):
+				rm.version = m.Value
+			case m.KeyIs(metaClientCapabilities):
+				rm.caps = m.Value
+			case m.KeyIs(metaClientInfo):
+				rm.clientInfo = m.Value
+			case m.KeyIs(metaLogLevel):
+				rm.logLevel = m.Value
+			case m.KeyIs("progressToken"):
+				rm.progressToken = m.Value
+			}
+		}
+		it.Leave(&inner)
+	}
+	if perr != nil {
+		return rm, perr
 	}
 	return rm, nil
 }

@@ -132,9 +132,11 @@ func (m *Member) KeyIs(name string) bool {
 
 // Iter walks the members of one JSON object. The zero Iter is empty.
 type Iter struct {
-	b    []byte
-	i    int
-	done bool
+	b       []byte
+	i       int
+	end     int // after the closing brace, once done
+	done    bool
+	pending bool // NextKey returned a member whose value is not consumed yet
 }
 
 // Object returns an iterator over the members of the object that b holds
@@ -150,6 +152,20 @@ func Object(b []byte) (Iter, bool) {
 
 // Next advances to the next member and reports whether there was one.
 func (it *Iter) Next(m *Member) bool {
+	if !it.NextKey(m) {
+		return false
+	}
+	m.Value = it.Value()
+	return true
+}
+
+// NextKey advances to the next member and sets m.Key and m.Escaped but not
+// m.Value: follow it with Value, to read the value's span, or with Enter, to
+// walk an object value in place without a separate pass over it.
+func (it *Iter) NextKey(m *Member) bool {
+	if it.pending {
+		it.Value()
+	}
 	if it.done {
 		return false
 	}
@@ -159,6 +175,7 @@ func (it *Iter) Next(m *Member) bool {
 		i = SkipSpace(b, i)
 		if i >= len(b) || b[i] == '}' {
 			it.done = true
+			it.end = min(i+1, len(b))
 			return false
 		}
 		if b[i] == ',' {
@@ -170,13 +187,41 @@ func (it *Iter) Next(m *Member) bool {
 	end, esc := scanString(b, i)
 	m.Key = b[i+1 : end-1]
 	m.Escaped = esc
+	m.Value = nil
 	i = SkipSpace(b, end)
 	i++ // colon
-	i = SkipSpace(b, i)
-	vend := SkipValue(b, i)
-	m.Value = b[i:vend]
-	it.i = vend
+	it.i = SkipSpace(b, i)
+	it.pending = true
 	return true
+}
+
+// Value returns the span of the value of the member NextKey returned, and
+// moves past it.
+func (it *Iter) Value() []byte {
+	vend := SkipValue(it.b, it.i)
+	v := it.b[it.i:vend]
+	it.i, it.pending = vend, false
+	return v
+}
+
+// Enter returns an iterator over the value of the member NextKey returned,
+// and false (consuming nothing) when that value is not an object. Walk the
+// inner iterator to its end, then call Leave.
+func (it *Iter) Enter() (Iter, bool) {
+	if it.i >= len(it.b) || it.b[it.i] != '{' {
+		return Iter{done: true}, false
+	}
+	return Iter{b: it.b, i: it.i + 1}, true
+}
+
+// Leave resumes the iterator after the object that inner, from Enter,
+// walked.
+func (it *Iter) Leave(inner *Iter) {
+	if !inner.done {
+		it.Value()
+		return
+	}
+	it.i, it.pending = inner.end, false
 }
 
 // Lookup returns the value of the member of object b named name. When the

@@ -1,5 +1,7 @@
 package jsonscan
 
+import "bytes"
+
 // MaxDepth is the deepest nesting of arrays and objects that Valid accepts.
 // Deeper input is rejected, so that hostile messages cannot exhaust the
 // stack of anything that later decodes them.
@@ -264,8 +266,8 @@ func (c *Checked) Next(m *Member) bool {
 		c.state = 3
 		return false
 	}
-	_, esc := scanString(b, i)
-	m.Key, m.Escaped = b[i+1:kend-1], esc
+	m.Key = b[i+1 : kend-1]
+	m.Escaped = bytes.IndexByte(m.Key, '\\') >= 0
 	i = SkipSpace(b, kend)
 	if i >= len(b) || b[i] != ':' {
 		c.state = 3
