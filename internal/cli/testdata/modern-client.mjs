@@ -46,10 +46,13 @@ const transport = mode === 'http'
   : new StdioClientTransport({ command: target, args: rest, stderr: 'ignore' });
 
 const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
-const within = (p, ms, what) => Promise.race([
-  p,
-  new Promise((_, reject) => setTimeout(() => reject(new Error('timed out waiting for ' + what)), ms)),
-]);
+const within = (p, ms, what) => {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out waiting for ' + what)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+};
 
 try {
   await client.connect(transport);
