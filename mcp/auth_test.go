@@ -647,3 +647,63 @@ func ExampleInsufficientScope() {
 	// 403
 	// Bearer error="insufficient_scope", scope="mcp secret", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error_description="The access token lacks a scope this operation requires"
 }
+
+// TestAuthPrimitiveScopes checks that scopes declared on prompts, resources
+// and resource templates hide them from lists (which become private) and
+// make get/read answer 403 insufficient_scope, as scoped tools do.
+func TestAuthPrimitiveScopes(t *testing.T) {
+	s, url := authServer(t, nil, nil)
+	text := func(s string) mcp.ResourceHandler {
+		return func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: s}}}, nil
+		}
+	}
+	s.AddPrompt(&mcp.Prompt{Name: "admin_prompt", Description: "Needs admin.", Scopes: []string{"admin"}},
+		func(ctx context.Context, req *mcp.PromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "secret prompt"}}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "open_prompt", Description: "For everyone."},
+		func(ctx context.Context, req *mcp.PromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "open"}}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://admin", Name: "admin", Scopes: []string{"admin"}}, text("secret"))
+	s.AddResource(&mcp.Resource{URI: "test://open", Name: "open"}, text("open"))
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "vault://{id}", Name: "vault", Scopes: []string{"admin"}}, text("vaulted"))
+
+	tests := []struct {
+		name   string
+		q      rpc
+		status int
+		has    []string // substrings the body must hold
+		hasNot []string // and must not
+	}{
+		{"prompts/list hides scoped prompts", rpc{method: "prompts/list", token: aliceToken}, 200, []string{`"cacheScope":"private"`, "open_prompt"}, []string{"admin_prompt"}},
+		{"prompts/list shows them to admin", rpc{method: "prompts/list", token: adminToken}, 200, []string{`"cacheScope":"private"`, "open_prompt", "admin_prompt"}, nil},
+		{"prompts/get needs the scope", rpc{method: "prompts/get", name: "admin_prompt", token: aliceToken, params: `"name":"admin_prompt"`}, 403, []string{"insufficient_scope", "mcp admin"}, []string{"secret prompt"}},
+		{"prompts/get with the scope", rpc{method: "prompts/get", name: "admin_prompt", token: adminToken, params: `"name":"admin_prompt"`}, 200, []string{"secret prompt"}, nil},
+		{"resources/list hides scoped resources", rpc{method: "resources/list", token: aliceToken}, 200, []string{`"cacheScope":"private"`, "test://open"}, []string{"test://admin"}},
+		{"templates/list hides scoped templates", rpc{method: "resources/templates/list", token: aliceToken}, 200, []string{`"cacheScope":"private"`}, []string{"vault://"}},
+		{"resources/read needs the scope", rpc{method: "resources/read", name: "test://admin", token: aliceToken, params: `"uri":"test://admin"`}, 403, []string{"insufficient_scope"}, []string{"secret"}},
+		{"template read needs the scope", rpc{method: "resources/read", name: "vault://7", token: aliceToken, params: `"uri":"vault://7"`}, 403, []string{"insufficient_scope"}, []string{"vaulted"}},
+		{"resources/read with the scope", rpc{method: "resources/read", name: "vault://7", token: adminToken, params: `"uri":"vault://7"`}, 200, []string{"vaulted"}, nil},
+		{"unscoped resource for everyone", rpc{method: "resources/read", name: "test://open", token: aliceToken, params: `"uri":"test://open"`}, 200, []string{`"text":"open"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.q.do(t, url)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(r.body, s) {
+					t.Errorf("body lacks %q: %s", s, r.body)
+				}
+			}
+			for _, s := range tt.hasNot {
+				if strings.Contains(r.body, s) {
+					t.Errorf("body holds %q: %s", s, r.body)
+				}
+			}
+		})
+	}
+}

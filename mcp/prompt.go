@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -26,6 +27,13 @@ type Prompt struct {
 	// Complete, when set, suggests argument values in completion/complete
 	// requests.
 	Complete CompletionHandler `json:"-"`
+
+	// Scopes are the OAuth scopes a caller's access token must all grant
+	// for the caller to see this prompt in lists and to get it, on a server
+	// with AuthOptions; without them the request gets 403
+	// insufficient_scope naming them. Callers without a Principal (stdio)
+	// are not checked. Not sent to clients.
+	Scopes []string `json:"-"`
 }
 
 // PromptArgument is one argument of a prompt. Argument values are strings.
@@ -101,8 +109,10 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
 		}
 		seen[a.Name] = true
 	}
+	checkScopes("AddPrompt", p.Name, p.Scopes)
 	e := &promptEntry{prompt: *p, handler: h}
 	e.prompt.Arguments = append([]PromptArgument(nil), p.Arguments...)
+	e.prompt.Scopes = slices.Clone(p.Scopes)
 	e.encoded = mustMarshal(&e.prompt)
 	s.mu.Lock()
 	s.reg.prompts[p.Name] = e
@@ -135,7 +145,7 @@ func (r *registry) buildPrompts(s *Server, sn *snapshot) {
 	items := make([]listItem, 0, len(r.prompts))
 	for name, e := range r.prompts {
 		sn.prompts[name] = e
-		items = append(items, listItem{key: name, json: e.encoded, v: e})
+		items = append(items, listItem{key: name, json: e.encoded, scopes: e.prompt.Scopes, v: e})
 	}
 	sn.promptsList = newListing(s, "prompts", items)
 }
@@ -156,6 +166,9 @@ func (x *exchange) findPrompt(ctx context.Context, name string) (*promptEntry, e
 	}
 	if ok, err := x.visible(ctx, p); err != nil || !ok {
 		return nil, orError(err, InvalidParams("Unknown prompt: "+name))
+	}
+	if err := x.requireScopes(p.prompt.Scopes); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -37,6 +38,13 @@ type Resource struct {
 	// them again.
 	CacheTTL   time.Duration `json:"-"`
 	CacheScope CacheScope    `json:"-"`
+
+	// Scopes are the OAuth scopes a caller's access token must all grant
+	// for the caller to see this resource in lists and to read it, on a server
+	// with AuthOptions; without them the request gets 403
+	// insufficient_scope naming them. Callers without a Principal (stdio)
+	// are not checked. Not sent to clients.
+	Scopes []string `json:"-"`
 }
 
 // ResourceTemplate describes a family of resources whose URIs match an
@@ -58,6 +66,13 @@ type ResourceTemplate struct {
 	// resources/read results of matching URIs, as for Resource.
 	CacheTTL   time.Duration `json:"-"`
 	CacheScope CacheScope    `json:"-"`
+
+	// Scopes are the OAuth scopes a caller's access token must all grant
+	// for the caller to see this template in lists and to read resources through it, on a server
+	// with AuthOptions; without them the request gets 403
+	// insufficient_scope naming them. Callers without a Principal (stdio)
+	// are not checked. Not sent to clients.
+	Scopes []string `json:"-"`
 
 	// Complete, when set, suggests values for the template's variables in
 	// completion/complete requests.
@@ -140,7 +155,9 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) {
 		panic(what + ": missing handler")
 	}
 	checkCacheScope(what, r.CacheScope)
+	checkScopes("AddResource", r.URI, r.Scopes)
 	e := &resourceEntry{resource: *r, handler: h}
+	e.resource.Scopes = slices.Clone(r.Scopes)
 	e.encoded = mustMarshal(&e.resource)
 	s.mu.Lock()
 	s.reg.resources[r.URI] = e
@@ -168,7 +185,9 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
 		panic(what + ": missing handler")
 	}
 	checkCacheScope(what, t.CacheScope)
+	checkScopes("AddResourceTemplate", t.URITemplate, t.Scopes)
 	e := &templateEntry{template: *t, tmpl: tmpl, vars: tmpl.Varnames(), handler: h}
+	e.template.Scopes = slices.Clone(t.Scopes)
 	e.encoded = mustMarshal(&e.template)
 	s.mu.Lock()
 	s.reg.templates[t.URITemplate] = e
@@ -206,7 +225,7 @@ func (r *registry) buildResources(s *Server, sn *snapshot) {
 	items := make([]listItem, 0, len(r.resources))
 	for uri, e := range r.resources {
 		sn.resources[uri] = e
-		items = append(items, listItem{key: uri, json: e.encoded, v: e})
+		items = append(items, listItem{key: uri, json: e.encoded, scopes: e.resource.Scopes, v: e})
 	}
 	sn.resourcesList = newListing(s, "resources", items)
 
@@ -214,7 +233,7 @@ func (r *registry) buildResources(s *Server, sn *snapshot) {
 	sn.templates = make([]*templateEntry, 0, len(r.templates))
 	for t, e := range r.templates {
 		sn.templates = append(sn.templates, e)
-		items = append(items, listItem{key: t, json: e.encoded, v: e})
+		items = append(items, listItem{key: t, json: e.encoded, scopes: e.template.Scopes, v: e})
 	}
 	sort.Slice(sn.templates, func(i, j int) bool {
 		return sn.templates[i].template.URITemplate < sn.templates[j].template.URITemplate
@@ -276,6 +295,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 		ttl             time.Duration
 		scope           CacheScope
 		visible, inList bool
+		scopes          []string
 		err             error
 	)
 	if r := x.snap.resources[uri]; r != nil {
@@ -284,6 +304,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 			return nil, err
 		}
 		handler, mimeType, ttl, scope = r.handler, r.resource.MIMEType, r.resource.CacheTTL, r.resource.CacheScope
+		scopes = r.resource.Scopes
 	}
 	if !inList || !visible {
 		t, params, err := x.findTemplate(ctx, uri)
@@ -295,6 +316,10 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 		}
 		req.Template, req.Params = t.template.URITemplate, params
 		handler, mimeType, ttl, scope = t.handler, t.template.MIMEType, t.template.CacheTTL, t.template.CacheScope
+		scopes = t.template.Scopes
+	}
+	if err := x.requireScopes(scopes); err != nil {
+		return nil, err
 	}
 	info, err := x.requestInfo()
 	if err != nil {
