@@ -121,7 +121,7 @@ func (sn *snapshot) setListenCaps(enabled bool) {
 }
 
 // listItem is one entry of a list result: its sort key, its encoding, and
-// the scopes a caller needs to see it (see exchange.listPage).
+// the scopes a caller needs to see it (see exchange.servePage).
 type listItem struct {
 	key    string
 	json   []byte
