@@ -283,3 +283,34 @@ func TestIdleListenStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestFanout opens a few listen streams on every implementation, triggers
+// two tool list changes and checks that every listener received each one
+// (method and subscriptionId checked by MeasureFanout); the floor has no
+// list to change.
+func TestFanout(t *testing.T) {
+	argv := serverArgv(t)
+	for _, impl := range servers.Impls {
+		t.Run(impl, func(t *testing.T) {
+			t.Parallel()
+			fs, err := load.MeasureFanout(argv, impl, 20, 2)
+			if impl == servers.Floor {
+				if !errors.Is(err, load.ErrNoFanout) {
+					t.Fatalf("floor: error %v, want ErrNoFanout", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) != 2 {
+				t.Fatalf("%d fan-outs measured, want 2", len(fs))
+			}
+			for _, f := range fs {
+				if f.Latency <= 0 || f.First > f.Latency {
+					t.Errorf("fan-out %+v: want 0 < First <= Latency", f)
+				}
+			}
+		})
+	}
+}
