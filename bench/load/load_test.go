@@ -71,15 +71,13 @@ func TestEveryCaseAnswers(t *testing.T) {
 				}
 				opt := base
 				opt.CPU = p.CPU
-				methods := load.Methods
-				if transport == load.Stdio {
-					methods = load.AllMethods
-				}
-				for _, method := range methods {
+				for _, method := range load.AllMethods {
 					if method == load.LegacyCall {
-						// On a fresh connection, as benchall does: one
-						// that spoke the modern era may refuse initialize.
-						lp, err := load.StartLegacyStdio(argv, impl)
+						// On a fresh process, as benchall does: a stdio
+						// connection that spoke the modern era may refuse
+						// initialize, and the peers serve legacy HTTP
+						// clients in their stateful mode only.
+						lp, err := load.StartLegacy(argv, impl, transport)
 						if err != nil {
 							t.Fatal(err)
 						}
