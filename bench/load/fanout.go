@@ -26,7 +26,9 @@ type Fanout struct {
 	Latency time.Duration
 	// First is the same to the first listener's notification.
 	First time.Duration
-	// CPU is the server's CPU time over the same span (touch included).
+	// CPU is the server's CPU time over the same span (touch included),
+	// from the threads' schedstat (nanoseconds, not /proc/PID/stat's 10 ms
+	// ticks).
 	CPU time.Duration
 }
 
@@ -90,7 +92,7 @@ func MeasureFanout(argv []string, impl string, listeners, triggers int) ([]Fanou
 	time.Sleep(100 * time.Millisecond) // let the server settle
 	var out []Fanout
 	for k := range triggers {
-		cpu0, err := p.CPU()
+		cpu0, err := ProcCPUPrecise(p.Pid())
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +125,7 @@ func MeasureFanout(argv []string, impl string, listeners, triggers int) ([]Fanou
 				return nil, fmt.Errorf("%s: change %d: %d of %d listeners received notifications/tools/list_changed within 10s", impl, k+1, len(got), listeners)
 			}
 		}
-		cpu1, err := p.CPU()
+		cpu1, err := ProcCPUPrecise(p.Pid())
 		if err != nil {
 			return nil, err
 		}
