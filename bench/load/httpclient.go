@@ -24,10 +24,18 @@ type httpConn struct {
 	req  []byte
 	body []byte
 	sse  []byte
+	// session is the Mcp-Session-Id of the last response that had one.
+	session string
 }
 
 // newHTTPConn prepares a connection that posts method requests to rawURL.
 func newHTTPConn(rawURL, method string) (*httpConn, error) {
+	return newHTTPConnHeaders(rawURL, Headers(method))
+}
+
+// newHTTPConnHeaders prepares a connection that posts to rawURL with the
+// given headers (besides Host and Content-Length).
+func newHTTPConnHeaders(rawURL string, headers [][2]string) (*httpConn, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err
@@ -37,7 +45,7 @@ func newHTTPConn(rawURL, method string) (*httpConn, error) {
 	}
 	path := u.RequestURI()
 	head := []byte("POST " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
-	for _, h := range Headers(method) {
+	for _, h := range headers {
 		head = append(head, h[0]+": "+h[1]+"\r\n"...)
 	}
 	return &httpConn{addr: u.Host, head: head}, nil
@@ -139,6 +147,8 @@ func (c *httpConn) roundTrip(body []byte) (status int, msg []byte, closeAfter bo
 			chunked = bytes.EqualFold(value, []byte("chunked"))
 		case bytes.EqualFold(name, []byte("Content-Type")):
 			sse = bytes.HasPrefix(value, []byte("text/event-stream"))
+		case bytes.EqualFold(name, []byte("Mcp-Session-Id")):
+			c.session = string(value)
 		case bytes.EqualFold(name, []byte("Connection")):
 			closeAfter = bytes.EqualFold(value, []byte("close"))
 		}

@@ -23,15 +23,23 @@ const ListenStreams = 500
 // Listeners are open, idle subscriptions/listen streams, one per
 // connection.
 type Listeners struct {
-	conns []net.Conn
+	streams []*listenStream
+}
+
+// listenStream is one open listen stream: its connection and a reader of
+// its events (past the acknowledgment).
+type listenStream struct {
+	id     int
+	conn   net.Conn
+	events *bufio.Reader
 }
 
 // Close closes every stream.
 func (l *Listeners) Close() {
-	for _, c := range l.conns {
-		c.Close()
+	for _, s := range l.streams {
+		s.conn.Close()
 	}
-	l.conns = nil
+	l.streams = nil
 }
 
 // OpenListeners opens n subscriptions/listen streams on the MCP endpoint at
@@ -46,12 +54,12 @@ func OpenListeners(rawURL, impl string, n int) (*Listeners, error) {
 	}
 	l := &Listeners{}
 	for id := 1; id <= n; id++ {
-		c, err := openListener(u, impl, id)
+		s, err := openListener(u, impl, id)
 		if err != nil {
 			l.Close()
 			return nil, fmt.Errorf("%s subscriptions/listen stream %d: %w", impl, id, err)
 		}
-		l.conns = append(l.conns, c)
+		l.streams = append(l.streams, s)
 	}
 	return l, nil
 }
@@ -61,12 +69,12 @@ func ListenBody(id int) string {
 	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + requestMeta + `}}`
 }
 
-func openListener(u *url.URL, impl string, id int) (net.Conn, error) {
+func openListener(u *url.URL, impl string, id int) (*listenStream, error) {
 	c, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(err error) (net.Conn, error) {
+	fail := func(err error) (*listenStream, error) {
 		c.Close()
 		return nil, err
 	}
@@ -127,7 +135,7 @@ func openListener(u *url.URL, impl string, id int) (net.Conn, error) {
 		}
 	}
 	c.SetReadDeadline(time.Time{})
-	return c, nil
+	return &listenStream{id: id, conn: c, events: events}, nil
 }
 
 // checkAck checks the first message of a listen stream.

@@ -71,15 +71,13 @@ func TestEveryCaseAnswers(t *testing.T) {
 				}
 				opt := base
 				opt.CPU = p.CPU
-				methods := load.Methods
-				if transport == load.Stdio {
-					methods = load.AllMethods
-				}
-				for _, method := range methods {
+				for _, method := range load.AllMethods {
 					if method == load.LegacyCall {
-						// On a fresh connection, as benchall does: one
-						// that spoke the modern era may refuse initialize.
-						lp, err := load.StartLegacyStdio(argv, impl)
+						// On a fresh process, as benchall does: a stdio
+						// connection that spoke the modern era may refuse
+						// initialize, and the peers serve legacy HTTP
+						// clients in their stateful mode only.
+						lp, err := load.StartLegacy(argv, impl, transport)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -279,6 +277,37 @@ func TestIdleListenStreams(t *testing.T) {
 			t.Parallel()
 			if _, err := load.IdleListenMemory(argv, impl, 5); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestFanout opens a few listen streams on every implementation, triggers
+// two tool list changes and checks that every listener received each one
+// (method and subscriptionId checked by MeasureFanout); the floor has no
+// list to change.
+func TestFanout(t *testing.T) {
+	argv := serverArgv(t)
+	for _, impl := range servers.Impls {
+		t.Run(impl, func(t *testing.T) {
+			t.Parallel()
+			fs, err := load.MeasureFanout(argv, impl, 20, 2)
+			if impl == servers.Floor {
+				if !errors.Is(err, load.ErrNoFanout) {
+					t.Fatalf("floor: error %v, want ErrNoFanout", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) != 2 {
+				t.Fatalf("%d fan-outs measured, want 2", len(fs))
+			}
+			for _, f := range fs {
+				if f.Latency <= 0 || f.First > f.Latency {
+					t.Errorf("fan-out %+v: want 0 < First <= Latency", f)
+				}
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,13 +39,19 @@ func Start(argv []string, impl, transport string) (*Proc, error) {
 	return start(argv, impl, transport, false)
 }
 
-// StartLegacyStdio starts argv for impl on stdio, as Start does, but opens
-// the legacy era first (initialize, notifications/initialized) instead of
-// sending server/discover: a connection that spoke the modern era may refuse
-// initialize (go-sdk answers "duplicate initialize"). FirstDiscover is then
-// the time to the initialize answer.
-func StartLegacyStdio(argv []string, impl string) (*Proc, error) {
-	return start(argv, impl, Stdio, true)
+// StartLegacy starts argv for impl on transport for the LegacyCall case.
+// On stdio it opens the legacy era (initialize, notifications/initialized)
+// instead of sending server/discover: a connection that spoke the modern era
+// may refuse initialize (go-sdk answers "duplicate initialize"), and
+// FirstDiscover is the time to the initialize answer. On HTTP the server
+// runs with -stateful (the peers' stateful handlers, with sessions) and
+// FirstDiscover is the time until it printed its URL; every connection of
+// the load opens its own session.
+func StartLegacy(argv []string, impl, transport string) (*Proc, error) {
+	if transport == HTTP {
+		argv = append(slices.Clone(argv), "-stateful")
+	}
+	return start(argv, impl, transport, true)
 }
 
 func start(argv []string, impl, transport string, legacy bool) (*Proc, error) {
@@ -81,6 +88,10 @@ func start(argv []string, impl, transport string, legacy bool) (*Proc, error) {
 		}
 		go io.Copy(io.Discard, br)
 		p.URL = strings.TrimSpace(line)
+		if legacy {
+			p.FirstDiscover = time.Since(t0)
+			break
+		}
 		c, err := newHTTPConn(p.URL, Discover)
 		if err != nil {
 			return fail(err)
@@ -170,6 +181,35 @@ func ProcCPU(pid int) (time.Duration, error) {
 		return 0, fmt.Errorf("malformed /proc/%d/stat", pid)
 	}
 	return time.Duration(ut+st) * time.Second / userHZ, nil
+}
+
+// ProcCPUPrecise returns the CPU time process pid's threads have run so
+// far, in nanoseconds (the first field of /proc/PID/task/*/schedstat):
+// unlike ProcCPU, whose unit is 10 ms, it can measure a few milliseconds of
+// work. Threads that have exited are not counted (Go rarely ends threads).
+func ProcCPUPrecise(pid int) (time.Duration, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 1 {
+			return 0, fmt.Errorf("malformed %s/%s/schedstat", dir, t.Name())
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("malformed %s/%s/schedstat", dir, t.Name())
+		}
+		total += time.Duration(ns)
+	}
+	return total, nil
 }
 
 // ProcPeakRSS returns VmHWM of process pid in bytes.

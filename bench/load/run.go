@@ -238,6 +238,12 @@ func NewHTTPDriver(url, impl, method string, conns int, cpu func() (time.Duratio
 	if err != nil {
 		return nil, err
 	}
+	if method == LegacyCall {
+		err = golden.initLegacy(impl)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
 	checker, err := httpGolden(golden, impl, method)
 	golden.close()
 	if err != nil {
@@ -252,6 +258,11 @@ func NewHTTPDriver(url, impl, method string, conns int, cpu func() (time.Duratio
 		}
 		if err := c.dial(); err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		if method == LegacyCall {
+			if err := c.initLegacy(impl); err != nil {
+				return nil, fmt.Errorf("%s: connection %d: %w", label, w, err)
+			}
 		}
 		wg.Add(1)
 		go func() {
@@ -317,13 +328,46 @@ type StdioClient struct {
 	legacy bool
 }
 
+// legacyInitialize is the initialize request of the legacy case.
+const legacyInitialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + LegacyVersion + `","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"bench-client","version":"1.0.0"}}}`
+
+// initLegacy opens a 2025-11-25 session on the HTTP connection: initialize
+// (checked; its Mcp-Session-Id kept), then notifications/initialized with
+// the session id (202 or 200). Every later request carries the session id.
+// The floor does no handshake; it gets a fixed session id.
+func (c *httpConn) initLegacy(impl string) error {
+	if impl == servers.Floor {
+		c.head = append(c.head, "Mcp-Session-Id: floor\r\n"...)
+		return nil
+	}
+	c.session = ""
+	status, msg, err := c.do([]byte(legacyInitialize))
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if status != 200 || !bytes.Contains(msg, []byte(`"protocolVersion":"`+LegacyVersion+`"`)) {
+		return fmt.Errorf("initialize answered HTTP %d %.300q, want protocolVersion %s", status, msg, LegacyVersion)
+	}
+	if c.session != "" {
+		c.head = append(c.head, "Mcp-Session-Id: "+c.session+"\r\n"...)
+	}
+	status, msg, err = c.do([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if err != nil {
+		return fmt.Errorf("notifications/initialized: %w", err)
+	}
+	if status != 202 && status != 200 {
+		return fmt.Errorf("notifications/initialized answered HTTP %d %.300q", status, msg)
+	}
+	return nil
+}
+
 // initLegacy opens the legacy era on the connection: initialize, checked,
 // then notifications/initialized. The stdio floor echoes the request.
 func (c *StdioClient) initLegacy(impl string) error {
 	if c.legacy {
 		return nil
 	}
-	c.w.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + LegacyVersion + `","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"bench-client","version":"1.0.0"}}}` + "\n")
+	c.w.WriteString(legacyInitialize + "\n")
 	if err := c.w.Flush(); err != nil {
 		return err
 	}

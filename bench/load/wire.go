@@ -21,11 +21,14 @@ const (
 	Call     = "tools/call"
 )
 
-// LegacyCall is tools/call in the 2025-11-25 era, measured over stdio: the
-// connection is initialized once (initialize, notifications/initialized),
-// then every request is a plain tools/call without _meta. It switches a
-// stdio connection to the legacy era for good, so it runs after the other
-// cases on that connection.
+// LegacyCall is tools/call in the 2025-11-25 era: the connection is
+// initialized once (initialize, notifications/initialized), then every
+// request is a plain tools/call without _meta. Over HTTP every connection
+// has its own session: the Mcp-Session-Id the server issued and
+// MCP-Protocol-Version 2025-11-25 go with each call. It runs on a fresh
+// server process (StartLegacy): a stdio connection that spoke the modern
+// era may refuse initialize, and the peers serve legacy HTTP clients only
+// in their stateful mode.
 const LegacyCall = "legacy tools/call"
 
 // LegacyVersion is the revision the legacy case initializes with.
@@ -77,6 +80,15 @@ func AppendBody(dst []byte, method string, id int64) []byte {
 // Headers returns the HTTP request headers a 2026-07-28 client sends with
 // method, besides Host and Content-Length.
 func Headers(method string) [][2]string {
+	if method == LegacyCall {
+		// A 2025-11-25 client: no Mcp-Method or Mcp-Name; the session's
+		// Mcp-Session-Id is added per connection.
+		return [][2]string{
+			{"Content-Type", "application/json"},
+			{"Accept", "application/json, text/event-stream"},
+			{"Mcp-Protocol-Version", LegacyVersion},
+		}
+	}
 	h := [][2]string{
 		{"Content-Type", "application/json"},
 		{"Accept", "application/json, text/event-stream"},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,13 +29,28 @@ func newGoSDK() *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 		})
+	if Touch {
+		var present atomic.Bool
+		mcp.AddTool(s, &mcp.Tool{Name: TouchTool, Description: TouchDesc},
+			func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+				if present.CompareAndSwap(false, true) {
+					mcp.AddTool(s, &mcp.Tool{Name: TransientTool, Description: TransientDesc},
+						func(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
+							return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+						})
+				} else if present.CompareAndSwap(true, false) {
+					s.RemoveTools(TransientTool)
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: TouchText}}}, nil, nil
+			})
+	}
 	return s
 }
 
 func newGoSDKHandler() http.Handler {
 	s := newGoSDK()
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+		&mcp.StreamableHTTPOptions{Stateless: !Stateful, JSONResponse: true})
 }
 
 func serveGoSDKStdio(ctx context.Context, r io.Reader, w io.Writer) error {

@@ -26,6 +26,8 @@ func Main(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:0", "HTTP listen address")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
+	fs.BoolVar(&Touch, "touch", false, "also register the touch tool (the fan-out case)")
+	fs.BoolVar(&Stateful, "stateful", false, "peers: stateful Streamable HTTP with sessions (the legacy HTTP case)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -33,11 +34,27 @@ func newMcpGo() *server.MCPServer {
 	s.AddTool(tool, mcp.NewTypedToolHandler(func(ctx context.Context, req mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(in.Text), nil
 	}))
+	if Touch {
+		var present atomic.Bool
+		s.AddTool(mcp.NewTool(TouchTool, mcp.WithDescription(TouchDesc)),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if present.CompareAndSwap(false, true) {
+					s.AddTool(mcp.NewTool(TransientTool, mcp.WithDescription(TransientDesc),
+						mcp.WithString("text", mcp.Required(), mcp.Description("the text to echo back"))),
+						mcp.NewTypedToolHandler(func(ctx context.Context, req mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, error) {
+							return mcp.NewToolResultText(in.Text), nil
+						}))
+				} else if present.CompareAndSwap(true, false) {
+					s.DeleteTools(TransientTool)
+				}
+				return mcp.NewToolResultText(TouchText), nil
+			})
+	}
 	return s
 }
 
 func newMcpGoHandler() http.Handler {
-	return server.NewStreamableHTTPServer(newMcpGo(), server.WithStateLess(true))
+	return server.NewStreamableHTTPServer(newMcpGo(), server.WithStateLess(!Stateful))
 }
 
 func serveMcpGoStdio(ctx context.Context, r io.Reader, w io.Writer) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -33,5 +34,18 @@ func newMcpkit() *mcp.Server {
 		func(ctx context.Context, req *mcp.ToolRequest, in EchoIn) (string, error) {
 			return in.Text, nil
 		})
+	if Touch {
+		var present atomic.Bool
+		mcp.AddTool(s, &mcp.Tool{Name: TouchTool, Description: TouchDesc},
+			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+				if present.CompareAndSwap(false, true) {
+					mcp.AddTool(s, &mcp.Tool{Name: TransientTool, Description: TransientDesc},
+						func(ctx context.Context, req *mcp.ToolRequest, in EchoIn) (string, error) { return in.Text, nil })
+				} else if present.CompareAndSwap(true, false) {
+					s.RemoveTools(TransientTool)
+				}
+				return TouchText, nil
+			})
+	}
 	return s
 }

@@ -33,6 +33,29 @@ const (
 	Path = "/mcp"
 )
 
+// The fan-out case's tools. A server started with -touch (Touch) also has
+// the tool touch, whose every call changes the tool list by exactly one
+// tool: it adds the tool transient when it is absent and removes it when it
+// is present, so that each call publishes one tools/list_changed.
+const (
+	TouchTool     = "touch"
+	TouchDesc     = "Adds the tool transient, or removes it when present: one tools list change per call."
+	TouchText     = "touched"
+	TransientTool = "transient"
+	TransientDesc = "A tool that touch adds and removes."
+)
+
+// Touch, when set before a handler is built, registers the touch tool.
+var Touch bool
+
+// Stateful, when set before a handler is built, configures the peers'
+// Streamable HTTP handlers in their stateful mode, with sessions, as
+// 2025-11-25 clients need them: go-sdk's StreamableHTTPHandler with
+// Stateless false (JSON responses, as in the stateless mode), mcp-go's
+// StreamableHTTPServer with sessions (its default). mcpkit serves legacy
+// clients with sessions from the same handler and ignores it.
+var Stateful bool
+
 // EchoIn is the input of the echo tool.
 type EchoIn struct {
 	Text string `json:"text" jsonschema:"the text to echo back"`
@@ -56,9 +79,9 @@ func Describe(impl string) string {
 	case Mcpkit:
 		return "mcpkit (this repository)"
 	case GoSDK:
-		return "github.com/modelcontextprotocol/go-sdk v1.8.0 (stateless Streamable HTTP, JSON responses)"
+		return "github.com/modelcontextprotocol/go-sdk v1.8.0 (stateless Streamable HTTP, JSON responses; for legacy HTTP clients a stateful handler with sessions, JSON responses)"
 	case McpGo:
-		return "github.com/mark3labs/mcp-go v1.2.1 (stateless Streamable HTTP, input validation on)"
+		return "github.com/mark3labs/mcp-go v1.2.1 (stateless Streamable HTTP, input validation on; for legacy HTTP clients the default stateful server with sessions)"
 	case Floor:
 		return "floor: net/http handler writing a fixed body / bufio line echo on stdio"
 	}

@@ -8,10 +8,11 @@
 // starts, the order rotating between repetitions), repeated (-reps, at least
 // 3 for the report), and summarised as medians with ranges and ratios to the
 // floor. Every response is checked; an implementation that answers wrongly
-// is reported as failing. A full run takes about seven minutes on two cores.
+// is reported as failing. A full run takes about nine minutes on two cores.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +40,7 @@ type config struct {
 	transports  []string
 	methods     []string
 	inproc      bool
+	listen      bool
 	out         string
 	profileDir  string
 	command     string
@@ -58,8 +60,9 @@ func main() {
 	flag.StringVar(&levels, "levels", "1,16,64", "HTTP connections / stdio requests in flight")
 	flag.StringVar(&impls, "impls", strings.Join(servers.Impls, ","), "implementations")
 	flag.StringVar(&transports, "transports", "http,stdio", "transports")
-	flag.StringVar(&methods, "methods", strings.Join(load.AllMethods, ","), "cases (legacy tools/call runs over stdio only)")
+	flag.StringVar(&methods, "methods", strings.Join(load.AllMethods, ","), "cases")
 	flag.BoolVar(&c.inproc, "inproc", true, "run the in-process ServeHTTP benchmarks")
+	flag.BoolVar(&c.listen, "listen", true, "run the subscriptions/listen cases (idle memory, notification fan-out)")
 	flag.StringVar(&c.out, "out", "", "report file (default: BENCHMARKS.md at the repository root; - for stdout)")
 	flag.StringVar(&c.profileDir, "profile", "", "write a CPU profile of every server process to this directory (allocations: go test -bench . -memprofile in load/)")
 	flag.Parse()
@@ -124,17 +127,19 @@ func main() {
 	logf("wrote %s", c.out)
 }
 
-// methodsFor returns the cases measured on transport (the in-process ones
-// are those of HTTP): legacy tools/call runs over stdio only, last, since
-// it switches the connection to the legacy era.
+// methodsFor returns the cases measured on transport: all of them, legacy
+// tools/call last (it runs on fresh server processes).
 func (c *config) methodsFor(transport string) []string {
-	var ms []string
-	for _, m := range c.methods {
-		if m != load.LegacyCall || transport == load.Stdio {
-			ms = append(ms, m)
-		}
+	ms := slices.DeleteFunc(slices.Clone(c.methods), func(m string) bool { return m == load.LegacyCall })
+	if slices.Contains(c.methods, load.LegacyCall) {
+		ms = append(ms, load.LegacyCall)
 	}
 	return ms
+}
+
+// inprocMethods returns the cases measured in process: the modern ones.
+func (c *config) inprocMethods() []string {
+	return slices.DeleteFunc(slices.Clone(c.methods), func(m string) bool { return m == load.LegacyCall })
 }
 
 func splitList(s string, known []string) []string {
@@ -208,14 +213,20 @@ type listenSample struct {
 	err            error
 }
 
+// fanoutSample is one fan-out, or the failure of a repetition's.
+type fanoutSample struct {
+	load.Fanout
+	err error
+}
+
 type report struct {
 	listen     map[string][]listenSample
+	fanout     map[string][]fanoutSample
 	start, end time.Time
 	loadBefore string
 	runs       map[runKey][]sample
 	procs      map[procKey][]procSample
 	inproc     map[inprocKey][]inprocSample
-	pending    []load.Probe
 }
 
 // rotate returns impls in the order of repetition r: A B C D, B C D A, ...
@@ -232,6 +243,7 @@ func run(c *config, bins map[string]string) *report {
 		procs:      map[procKey][]procSample{},
 		inproc:     map[inprocKey][]inprocSample{},
 		listen:     map[string][]listenSample{},
+		fanout:     map[string][]fanoutSample{},
 	}
 	for r := range c.reps {
 		order := rotate(c.impls, r)
@@ -256,12 +268,13 @@ func run(c *config, bins map[string]string) *report {
 			for _, method := range c.methodsFor(transport) {
 				ps := procs
 				if method == load.LegacyCall {
-					// Fresh processes: a connection that spoke the modern
-					// era may refuse initialize (go-sdk answers
-					// "duplicate initialize").
+					// Fresh processes: a stdio connection that spoke the
+					// modern era may refuse initialize (go-sdk answers
+					// "duplicate initialize"), and the peers serve legacy
+					// HTTP clients only in their stateful mode.
 					ps = map[string]*load.Proc{}
 					for _, impl := range order {
-						if p, err := load.StartLegacyStdio([]string{bins[impl]}, impl); err != nil {
+						if p, err := load.StartLegacy([]string{bins[impl]}, impl, transport); err != nil {
 							logf("  %s: %v", impl, err)
 						} else {
 							ps[impl] = p
@@ -287,15 +300,12 @@ func run(c *config, bins map[string]string) *report {
 				k := procKey{transport, impl}
 				ps := &rep.procs[k][len(rep.procs[k])-1]
 				ps.peakRSS, ps.err = p.PeakRSS()
-				if transport == load.HTTP && r == 0 {
-					rep.pending = append(rep.pending, load.ProbePending(p.URL, impl)...)
-				}
 				if err := p.Stop(); err != nil {
 					logf("  %s: %v", impl, err)
 				}
 			}
 		}
-		if slices.Contains(c.transports, load.HTTP) {
+		if c.listen && slices.Contains(c.transports, load.HTTP) {
 			logf("repetition %d/%d: idle subscriptions/listen streams", r+1, c.reps)
 			for _, impl := range order {
 				b, err := load.IdleListenMemory([]string{bins[impl]}, impl, load.ListenStreams)
@@ -306,10 +316,26 @@ func run(c *config, bins map[string]string) *report {
 					logf("  listen %-6s %6.1f KiB per idle stream", impl, float64(b)/1024)
 				}
 			}
+			logf("repetition %d/%d: notification fan-out to %d listeners", r+1, c.reps, load.FanoutListeners)
+			for _, impl := range order {
+				fs, err := load.MeasureFanout([]string{bins[impl]}, impl, load.FanoutListeners, load.FanoutTriggers)
+				if err != nil {
+					rep.fanout[impl] = append(rep.fanout[impl], fanoutSample{err: err})
+					if !errors.Is(err, load.ErrNoFanout) {
+						logf("  fan-out %-6s FAILED: %v", impl, err)
+					}
+					continue
+				}
+				for _, f := range fs {
+					rep.fanout[impl] = append(rep.fanout[impl], fanoutSample{Fanout: f})
+					logf("  fan-out %-6s %7.2f ms to all (first %6.2f ms), %6.1f ms server CPU", impl,
+						float64(f.Latency.Microseconds())/1e3, float64(f.First.Microseconds())/1e3, float64(f.CPU.Microseconds())/1e3)
+				}
+			}
 		}
 		if c.inproc {
 			logf("repetition %d/%d: in-process ServeHTTP", r+1, c.reps)
-			for _, method := range c.methodsFor(load.HTTP) {
+			for _, method := range c.inprocMethods() {
 				for _, impl := range order {
 					k := inprocKey{method, impl}
 					rep.inproc[k] = append(rep.inproc[k], benchInProcess(impl, method))

@@ -127,6 +127,77 @@ func (r *report) listenStat(impl string) stat {
 	return summarize(xs, errs)
 }
 
+func (r *report) fanoutStat(impl string, f func(load.Fanout) float64) stat {
+	var xs []float64
+	var errs []error
+	for _, s := range r.fanout[impl] {
+		xs = append(xs, f(s.Fanout))
+		errs = append(errs, s.err)
+	}
+	return summarize(xs, errs)
+}
+
+func fanoutAll(f load.Fanout) float64   { return float64(f.Latency.Microseconds()) / 1e3 }
+func fanoutFirst(f load.Fanout) float64 { return float64(f.First.Microseconds()) / 1e3 }
+func fanoutCPU(f load.Fanout) float64   { return float64(f.CPU.Microseconds()) / 1e3 }
+func fanoutSpread(f load.Fanout) float64 {
+	return float64((f.Latency - f.First).Microseconds()) / 1e3
+}
+
+// renderFanout writes the notification fan-out section. A peer (or the
+// floor) that cannot fan out is "not available", with its reason; a failure
+// of mcpkit is a failure.
+func (r *report) renderFanout(c *config, p func(string, ...any)) {
+	if len(r.fanout) == 0 {
+		return
+	}
+	p("## Notification fan-out to %s `subscriptions/listen` listeners\n\n", thousands(load.FanoutListeners))
+	p("A fresh server process per implementation and repetition, started with one more tool, `%s`, whose every call adds the tool `%s` or removes it ", servers.TouchTool, servers.TransientTool)
+	p("(one tools list change per call, made with the library's own add/remove-tool API, which publishes `notifications/tools/list_changed`). ")
+	p("%s listen streams (HTTP, one connection each, subscribed to tools list changes, each acknowledgment checked), then %d changes one after another, ", thousands(load.FanoutListeners), load.FanoutTriggers)
+	p("each triggered by a `tools/call` of `%s` on another connection. ", servers.TouchTool)
+	p("Every listener must receive exactly one `notifications/tools/list_changed` per change, tagged with its own `io.modelcontextprotocol/subscriptionId`. ")
+	p("Time: from sending the `tools/call` until the last (first) listener received its notification, read by the harness on the same two cores. ")
+	p("The time to the first listener includes any delay a library adds before it publishes: mcpkit and go-sdk both wait 10 ms for more registrations, so that a burst of changes ")
+	p("becomes one notification; mcp-go publishes at once. The spread from the first to the last listener is the fan-out itself. ")
+	p("Server CPU: the CPU time of the server process's threads over the same span (`/proc/PID/task/*/schedstat`, nanoseconds), the `touch` call included. ")
+	p("Cells are median <sub>(min–max)</sub> over all changes of all repetitions.\n\n")
+	r.header(c, p, "")
+	var notes []string
+	fcell := func(impl string, f func(load.Fanout) float64, prec int) string {
+		st := r.fanoutStat(impl, f)
+		if st.ok || st.n == 0 || impl == servers.Mcpkit {
+			return cell(st, prec, "")
+		}
+		return "not available"
+	}
+	for _, row := range []struct {
+		name string
+		f    func(load.Fanout) float64
+		prec int
+	}{
+		{"time to all listeners (ms)", fanoutAll, 2},
+		{"time to the first listener (ms)", fanoutFirst, 2},
+		{"spread, first to last listener (ms)", fanoutSpread, 2},
+		{"server CPU per change (ms)", fanoutCPU, 2},
+	} {
+		p("| %s |", row.name)
+		for _, impl := range c.impls {
+			p(" %s |", fcell(impl, row.f, row.prec))
+		}
+		p("\n")
+	}
+	for _, impl := range c.impls {
+		if st := r.fanoutStat(impl, fanoutAll); !st.ok && st.err != nil && impl != servers.Mcpkit {
+			notes = append(notes, fmt.Sprintf("- %s: not available: %s", display[impl], oneLine(st.err)))
+		}
+	}
+	p("\n")
+	if len(notes) > 0 {
+		p("%s\n\n", strings.Join(notes, "\n"))
+	}
+}
+
 func (r *report) inprocStat(k inprocKey, f func(inprocSample) float64) stat {
 	var xs []float64
 	var errs []error
@@ -268,7 +339,7 @@ func render(c *config, r *report) string {
 		p("The handler called directly with a reused request and response writer (so the harness allocates nothing), on a loopback context so that DNS-rebinding checks run. ")
 		p("`+N` is beyond the floor.\n\n")
 		r.header(c, p, "")
-		for _, method := range c.methodsFor(load.HTTP) {
+		for _, method := range c.inprocMethods() {
 			fl := inprocKey{method, servers.Floor}
 			fa := r.inprocStat(fl, func(s inprocSample) float64 { return float64(s.allocsPerOp) })
 			fb := r.inprocStat(fl, func(s inprocSample) float64 { return float64(s.bytesPerOp) })
@@ -313,24 +384,7 @@ func render(c *config, r *report) string {
 		p("\n\n")
 	}
 
-	p("## Not available yet\n\n")
-	p("These cases wait for mcpkit features; they are TODO cases in `bench/load/pending.go` and report \"not available\" until then. ")
-	p("What each server answers today to the case's probe request:\n\n")
-	for _, name := range []string{load.PendingLegacy} {
-		p("- **%s**: not available.", name)
-		for _, impl := range c.impls {
-			for _, pr := range r.pending {
-				if pr.Case == name && pr.Impl == impl {
-					p(" %s: %s.", display[impl], pr.Detail)
-					if impl == servers.Mcpkit && pr.Answers {
-						p(" **mcpkit now supports this: write the case.**")
-					}
-				}
-			}
-		}
-		p("\n")
-	}
-	p("\n")
+	r.renderFanout(c, p)
 
 	r.renderFailures(c, p)
 
@@ -457,8 +511,13 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 	if len(r.listen) > 0 {
 		compare("memory per idle listen stream", r.listenStat, false, unit(1, " KiB"))
 	}
+	if len(r.fanout) > 0 {
+		compare("fan-out time to all listeners", func(impl string) stat { return r.fanoutStat(impl, fanoutAll) }, false, unit(2, " ms"))
+		compare("fan-out spread, first to last listener", func(impl string) stat { return r.fanoutStat(impl, fanoutSpread) }, false, unit(2, " ms"))
+		compare("fan-out server CPU per change", func(impl string) stat { return r.fanoutStat(impl, fanoutCPU) }, false, unit(2, " ms"))
+	}
 	if c.inproc {
-		for _, method := range c.methodsFor(load.HTTP) {
+		for _, method := range c.inprocMethods() {
 			compare(fmt.Sprintf("in-process `%s` allocs/op", method), func(impl string) stat {
 				return r.inprocStat(inprocKey{method, impl}, func(s inprocSample) float64 { return float64(s.allocsPerOp) })
 			}, false, unit(0, ""))
@@ -472,7 +531,7 @@ func (r *report) renderAhead(c *config, p func(string, ...any)) {
 	}
 	p("## mcpkit against the peers\n\n")
 	if len(behind) == 0 {
-		p("mcpkit is ahead of both go-sdk and mcp-go in all %d comparisons (every case and level: req/s, server CPU per request, start time, peak RSS, idle listen memory, in-process ns, allocations and bytes).\n\n", total)
+		p("mcpkit is ahead of both go-sdk and mcp-go in all %d comparisons (every case and level: req/s, server CPU per request, start time, peak RSS, idle listen memory, listen fan-out, in-process ns, allocations and bytes).\n\n", total)
 		return
 	}
 	p("mcpkit is ahead of both peers in %d of %d comparisons. Not ahead in:\n\n", total-len(behind), total)
@@ -508,7 +567,7 @@ func (r *report) renderFailures(c *config, p func(string, ...any)) {
 			}
 		}
 	}
-	for _, method := range c.methodsFor(load.HTTP) {
+	for _, method := range c.inprocMethods() {
 		for _, impl := range c.impls {
 			if st := r.inprocStat(inprocKey{method, impl}, func(inprocSample) float64 { return 0 }); st.err != nil {
 				lines = append(lines, fmt.Sprintf("- %s in-process `%s`: %s", display[impl], method, oneLine(st.err)))
@@ -519,6 +578,11 @@ func (r *report) renderFailures(c *config, p func(string, ...any)) {
 		if st := r.listenStat(impl); st.err != nil {
 			lines = append(lines, fmt.Sprintf("- %s idle listen streams: %s", display[impl], oneLine(st.err)))
 		}
+	}
+	// Only mcpkit's fan-out can fail: a peer that cannot fan out is "not
+	// available" in its section.
+	if st := r.fanoutStat(servers.Mcpkit, fanoutAll); st.err != nil {
+		lines = append(lines, fmt.Sprintf("- mcpkit listen fan-out (%d of %d): %s", st.fails, st.n, oneLine(st.err)))
 	}
 	p("## Failures\n\n")
 	if len(lines) == 0 {

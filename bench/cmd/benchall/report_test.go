@@ -46,6 +46,12 @@ func TestRender(t *testing.T) {
 		runs:   map[runKey][]sample{},
 		procs:  map[procKey][]procSample{},
 		inproc: map[inprocKey][]inprocSample{},
+		fanout: map[string][]fanoutSample{
+			servers.Mcpkit: {{Fanout: load.Fanout{Latency: time.Millisecond, CPU: time.Millisecond}}, {Fanout: load.Fanout{Latency: 3 * time.Millisecond, CPU: time.Millisecond}}},
+			servers.GoSDK:  {{err: errors.New("listener 7: stream ended")}},
+			servers.McpGo:  {{Fanout: load.Fanout{Latency: 5 * time.Millisecond, CPU: 2 * time.Millisecond}}},
+			servers.Floor:  {{err: load.ErrNoFanout}},
+		},
 	}
 	rps := map[string][2]float64{
 		servers.Mcpkit: {90, 80}, // ratios 0.9 and 1.0: median 0.95
@@ -78,7 +84,9 @@ func TestRender(t *testing.T) {
 		"| 16 | 85 <sub>(80–90)</sub> · **0.95×** | 5 <sub>(5–5)</sub> · **0.06×** | **FAIL** (1/2) | 90 <sub>(80–100)</sub> |",
 		"| HTTP `server/discover` ≥ 0.8× the floor at 16 connections | 0.95× (85 vs 90 req/s) | met |",
 		"mcp-go http `server/discover` ×16 (1 of 2 runs): content[0] is wrong",
-		"## Not available yet",
+		"| time to all listeners (ms) | 2.00 <sub>(1.00–3.00)</sub> | not available | 5.00 | not available |",
+		"- go-sdk: not available: listener 7: stream ended",
+		"- floor: not available: " + load.ErrNoFanout.Error(),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
