@@ -152,19 +152,8 @@ func TestTypeScriptLegacyClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, append([]string{script}, tt.args(t)...)...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("client: %v\n%s", err, stderr.String())
-			}
 			var r tsReport
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("client output %q: %v", out, err)
-			}
+			runClientScript(t, node, script, tt.args(t), &r)
 			if r.Error != "" {
 				t.Fatalf("client failed: %s", r.Error)
 			}
@@ -189,5 +178,24 @@ func TestTypeScriptLegacyClient(t *testing.T) {
 				check(r.Terminated, "DELETE of the session failed")
 			}
 		})
+	}
+}
+
+// runClientScript runs a Node client driver with args and decodes the JSON
+// report it prints into report. It fails the test if the script fails or
+// prints something else.
+func runClientScript(t *testing.T, node, script string, args []string, report any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("client: %v\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(out, report); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
 	}
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -114,19 +112,8 @@ func TestTypeScriptModernClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, append([]string{script}, tt.args(t)...)...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("client: %v\n%s", err, stderr.String())
-			}
 			var r tsModernReport
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("client output %q: %v", out, err)
-			}
+			runClientScript(t, node, script, tt.args(t), &r)
 			if r.Error != "" {
 				t.Fatalf("client failed: %s", r.Error)
 			}
