@@ -455,9 +455,9 @@ func (st *sseStream) attach(c *sseConn, after int64) {
 		}
 	}
 	if st.done && !c.failed {
+		st.sess.dropStream(st) // before the client can see the end
 		st.conn = nil
 		c.close()
-		st.sess.dropStream(st)
 	}
 }
 
@@ -605,16 +605,19 @@ func (st *sseStream) finish(resp []byte, status int) {
 			delivered = c.writeEvent(st.num, seq, resp)
 		}
 	}
+	// The bookkeeping comes before the connection ends: a client that sees
+	// its stream end and resumes at once must find it dropped (204), not
+	// still listed.
+	if delivered || !st.resumable {
+		st.events = nil
+		st.sess.dropStream(st)
+	} else {
+		st.sess.keepUndelivered(st)
+	}
 	if c != nil {
 		st.conn = nil
 		c.close()
 	}
-	if delivered || !st.resumable {
-		st.events = nil
-		st.sess.dropStream(st)
-		return
-	}
-	st.sess.keepUndelivered(st)
 }
 
 // closeConn ends the connection of a POST stream without ending the stream
