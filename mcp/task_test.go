@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -507,6 +508,10 @@ func TestTaskStoreFull(t *testing.T) {
 }
 
 func TestTaskExpiry(t *testing.T) {
+	synctest.Test(t, testTaskExpiry) // exact TTL timing on a loaded machine
+}
+
+func testTaskExpiry(t *testing.T) {
 	s, _ := taskServer(t, TaskOptions{TTL: 200 * time.Millisecond})
 	r := ext(t, s, "tools/call", `{"name":"quick_required","arguments":{}}`)
 	id := r.Result["taskId"].(string)
@@ -530,6 +535,10 @@ func TestTaskExpiry(t *testing.T) {
 }
 
 func TestTaskTTLOutlivesLongRuns(t *testing.T) {
+	synctest.Test(t, testTaskTTLOutlivesLongRuns) // exact TTL timing on a loaded machine
+}
+
+func testTaskTTLOutlivesLongRuns(t *testing.T) {
 	// A task that runs longer than TTL stays readable for TTL after it ends.
 	s, g := taskServer(t, TaskOptions{TTL: 300 * time.Millisecond})
 	id := startTask(t, s, "optional")
