@@ -154,7 +154,7 @@ func taskServer(tb testing.TB, o TaskOptions) (*Server, *gate) {
 }
 
 func TestTaskNegotiation(t *testing.T) {
-	s, g := taskServer(t, TaskOptions{SyncWait: 20 * time.Millisecond})
+	s, g := taskServer(t, TaskOptions{SyncWait: 500 * time.Millisecond}) // "quick" answers within it even on a loaded machine
 	tests := []struct {
 		name    string
 		caps    string
