@@ -121,7 +121,7 @@ func ExampleAddTool() {
 	fmt.Println(exampleRPC(s, "tools/call", `{"name":"forecast","arguments":{"city":"Atlantis"}}`, ""))
 	// Output:
 	// {"id":1,"result":{"content":[{"text":"{\"city\":\"Lyon\",\"summary\":\"sunny\"}","type":"text"}],"resultType":"complete","structuredContent":{"city":"Lyon","summary":"sunny"}}}
-	// {"id":1,"result":{"content":[{"text":"Invalid arguments for tool forecast: at /: missing property 'city'","type":"text"}],"isError":true,"resultType":"complete"}}
+	// {"id":1,"result":{"content":[{"text":"Invalid arguments for tool forecast: required: missing properties: [\"city\"]","type":"text"}],"isError":true,"resultType":"complete"}}
 	// {"id":1,"result":{"content":[{"text":"no forecasts under the sea","type":"text"}],"isError":true,"resultType":"complete"}}
 }
 

@@ -212,7 +212,7 @@ func TestToolOutputs(t *testing.T) {
 		isError bool
 	}{
 		{"echo", map[string]any{"text": "hi"}, "hi", false},
-		{"echo", map[string]any{}, "Invalid arguments for tool echo: at /: missing property 'text'", true},
+		{"echo", map[string]any{}, `Invalid arguments for tool echo: required: missing properties: ["text"]`, true},
 		{"shout", map[string]any{"text": "hi"}, "HI", false},
 		{"test_simple_text", nil, "This is a simple text response for testing.", false},
 		{"test_error_handling", nil, "This tool intentionally returns an error for testing", true},
