@@ -154,6 +154,7 @@ type session struct {
 	undelivered []int64    // complete streams kept for a resumption, oldest first
 	active      int        // open connections and requests in flight
 	lastSeen    time.Time
+	updates     int64 // local state changes, so that a refresh from the store never undoes one
 }
 
 func newSession(s *Server, id string) *session {
@@ -199,6 +200,7 @@ func (ss *session) update(ctx context.Context, change func(st *SessionState)) {
 	next := *cur
 	change(&next)
 	ss.st.Store(&next)
+	ss.updates++
 	ss.mu.Unlock()
 	if ss.id != "" && ss.srv.legacy != nil {
 		if err := ss.srv.legacy.sessions.store.Store(ctx, ss.id, &next); err != nil {
@@ -467,6 +469,12 @@ func (m *sessions) lookup(ctx context.Context, id string, p *Principal) (*sessio
 	m.mu.Lock()
 	ss := m.live[id]
 	m.mu.Unlock()
+	var updates int64
+	if ss != nil {
+		ss.mu.Lock()
+		updates = ss.updates
+		ss.mu.Unlock()
+	}
 	st, err := m.store.Load(ctx, id)
 	if err != nil {
 		if ss != nil && errors.Is(err, ErrSessionNotFound) {
@@ -491,6 +499,15 @@ func (m *sessions) lookup(ctx context.Context, id string, p *Principal) (*sessio
 			m.live[id] = ss
 		}
 		m.mu.Unlock()
+	} else if ss.st.Load() != st {
+		// With a shared store, another replica may have changed the
+		// session (logging/setLevel, resources/subscribe): serve the
+		// stored state, unless this process changed it since the Load.
+		ss.mu.Lock()
+		if ss.updates == updates {
+			ss.st.Store(st)
+		}
+		ss.mu.Unlock()
 	}
 	ss.touch()
 	return ss, nil
@@ -519,8 +536,10 @@ func (m *sessions) drop(ss *session) {
 	ss.close()
 }
 
-// sweep ends the live sessions idle for longer than the idle timeout. It
-// runs now and then, when sessions are added, unless forced.
+// sweep forgets the live sessions idle in this process for longer than the
+// idle timeout. It runs now and then, when sessions are added, unless
+// forced. It leaves the store alone: with a shared store another replica
+// may be serving the session, and the store expires idle sessions itself.
 func (m *sessions) sweep(force bool) {
 	now := time.Now()
 	m.mu.Lock()
@@ -538,7 +557,6 @@ func (m *sessions) sweep(force bool) {
 	m.mu.Unlock()
 	for _, ss := range idle {
 		m.drop(ss)
-		m.store.Delete(context.Background(), ss.id)
 	}
 }
 

@@ -450,6 +450,85 @@ func TestReplicasBehindNginx(t *testing.T) {
 		t.Fatal("both rounds always went to one replica: no round-robin?")
 	})
 
+	t.Run("a legacy session opened on one replica is served by all", func(t *testing.T) {
+		// `serve --redis` keeps legacy sessions in Redis: round-robin
+		// sends a session's requests to every replica, and each serves it
+		// with the state another one stored.
+		sid := ""
+		post := func(body string) (status int, upstream string, frames []map[string]any) {
+			t.Helper()
+			req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if sid != "" {
+				req.Header.Set("Mcp-Session-Id", sid)
+				req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			}
+			resp, err := c.http.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+				sid = id
+			}
+			b, _ := io.ReadAll(resp.Body)
+			lines := [][]byte{b}
+			if resp.Header.Get("Content-Type") == "text/event-stream" {
+				lines = nil
+				for line := range bytes.Lines(b) {
+					if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: ")); ok {
+						lines = append(lines, d)
+					}
+				}
+			}
+			for _, l := range lines {
+				var f map[string]any
+				if json.Unmarshal(l, &f) == nil {
+					frames = append(frames, f)
+				}
+			}
+			return resp.StatusCode, resp.Header.Get("X-Upstream"), frames
+		}
+		status, first, frames := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}}`)
+		if status != 200 || sid == "" || len(frames) != 1 || frames[0]["result"] == nil {
+			t.Fatalf("initialize: HTTP %d, session %q, %v", status, sid, frames)
+		}
+		if status, _, _ := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != 202 {
+			t.Fatalf("notifications/initialized: HTTP %d", status)
+		}
+		if status, _, frames := post(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`); status != 200 || len(frames) != 1 || frames[0]["result"] == nil {
+			t.Fatalf("logging/setLevel: HTTP %d %v", status, frames)
+		}
+		// Every replica logs at the level set through another one.
+		served := map[string]bool{}
+		for i := range 6 {
+			status, up, frames := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"test_logging_tool","arguments":{}}}`, 10+i))
+			if status != 200 || len(frames) != 2 || frames[0]["method"] != "notifications/message" || frames[1]["result"] == nil {
+				t.Fatalf("tools/call on %s: HTTP %d, frames %v; want the log message, then the result", up, status, frames)
+			}
+			served[up] = true
+		}
+		if len(served) < 2 || (len(served) == 1 && served[first]) {
+			t.Fatalf("the session's calls all went to %v: no round-robin?", served)
+		}
+		t.Logf("session %s opened on %s, served by %d replicas", sid, first, len(served))
+		// DELETE through one replica ends the session on all of them.
+		req, _ := http.NewRequestWithContext(ctx, "DELETE", c.url, nil)
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		resp, err := c.http.Do(req)
+		if err != nil || resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("DELETE: %v %v", err, resp)
+		}
+		resp.Body.Close()
+		for i := range 3 {
+			if status, up, _ := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 20+i)); status != http.StatusNotFound {
+				t.Errorf("ping after DELETE on %s: HTTP %d, want 404", up, status)
+			}
+		}
+	})
+
 	t.Run("tasks started on one replica are served by the others", func(t *testing.T) {
 		// `serve --redis` keeps tasks in Redis: round-robin sends the
 		// polls, the answer and the cancellation of a task to replicas

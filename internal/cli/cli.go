@@ -13,11 +13,11 @@ import (
 
 // Options are what a build of the command adds to it.
 type Options struct {
-	// Redis connects `mcpkit serve --redis URL` to Redis: it returns a Bus
-	// for change notifications and a TaskStore for tasks, both on Redis,
-	// with a function that closes them. Nil (the core build) refuses the
-	// flag.
-	Redis func(url string, log *slog.Logger) (bus mcp.Bus, tasks mcp.TaskStore, closeAll func(), err error)
+	// Redis connects `mcpkit serve --redis URL` to Redis: it sets the Bus
+	// for change notifications, the task store and the legacy session
+	// store in opts, all on Redis, and returns a function that closes
+	// them. Nil (the core build) refuses the flag.
+	Redis func(url string, log *slog.Logger, opts *mcp.ServerOptions) (closeAll func(), err error)
 }
 
 // build is what Run was given; the zero value is the core build.

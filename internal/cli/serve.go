@@ -80,7 +80,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
-	redisURL := fs.String("redis", "", "share change notifications and tasks between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
+	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
 	auth.register(fs)
@@ -110,14 +110,12 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
 			return 2
 		}
-		bus, tasks, closeRedis, err := build.Redis(*redisURL, log)
+		closeRedis, err := build.Redis(*redisURL, log, opts)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpkit serve: --redis: %v\n", err)
 			return 2
 		}
 		defer closeRedis()
-		opts.Bus = bus
-		opts.Tasks.Store = tasks
 	}
 
 	if *stdio {

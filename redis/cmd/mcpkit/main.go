@@ -1,7 +1,7 @@
 // Command mcpkit is the mcpkit command-line tool with Redis support: the
 // same command as github.com/mcpkit/mcpkit/cmd/mcpkit, plus
 //
-//	mcpkit serve --redis redis://HOST:PORT   replicas share change notifications and tasks through Redis
+//	mcpkit serve --redis redis://HOST:PORT   replicas share change notifications, tasks and legacy sessions through Redis
 //
 // It is built from this nested module so that the core module does not
 // depend on go-redis. Run `mcpkit help` for details.
@@ -26,17 +26,18 @@ func main() {
 }
 
 // dialRedis connects `mcpkit serve --redis URL` to Redis: a Bus for change
-// notifications and a TaskStore for tasks, on one client. An unreachable
-// Redis is not fatal: the bus logs it, the server serves on, and the bus
-// connects when Redis comes up (task calls fail with 503 meanwhile).
-func dialRedis(url string, log *slog.Logger) (mcp.Bus, mcp.TaskStore, func(), error) {
+// notifications, a TaskStore for tasks and a SessionStore for legacy
+// sessions, on one client, set in opts. An unreachable Redis is not fatal:
+// the bus logs it, the server serves on, and the bus connects when Redis
+// comes up (task calls and legacy sessions fail with 503 meanwhile).
+func dialRedis(url string, log *slog.Logger, opts *mcp.ServerOptions) (func(), error) {
 	// go-redis logs every failed dial on its own; the bus says once, in
 	// plain words, that Redis is unreachable. Keep go-redis's lines for
 	// debug level.
 	goredis.SetLogger(debugLogger{log})
 	o, err := goredis.ParseURL(url)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	rdb := goredis.NewClient(o)
 	b := redis.NewBus(rdb, &redis.BusOptions{Logger: log})
@@ -46,7 +47,10 @@ func dialRedis(url string, log *slog.Logger) (mcp.Bus, mcp.TaskStore, func(), er
 	if b.Ready(ctx) == nil {
 		log.Info("redis bus: listening for changes from other replicas")
 	}
-	return b, tasks, func() {
+	opts.Bus = b
+	opts.Tasks.Store = tasks
+	opts.SessionStore = redis.NewSessionStore(rdb, &redis.SessionStoreOptions{IdleTimeout: opts.SessionIdleTimeout})
+	return func() {
 		tasks.Close()
 		b.Close()
 		rdb.Close()
