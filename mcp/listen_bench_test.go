@@ -80,12 +80,21 @@ func BenchmarkListenFanout1000(b *testing.B) {
 }
 
 // heapAndStacks is the memory a stream costs: live heap plus goroutine
-// stacks.
-func heapAndStacks() uint64 {
+// stacks, and the stacks alone. Two collections: stacks shrink at the
+// first.
+func heapAndStacks() (total, stacks uint64) {
+	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc + m.StackInuse
+	return m.HeapAlloc + m.StackInuse, m.StackInuse
+}
+
+// reportStreamMemory reports the growth from before to after per stream:
+// bytes/stream in all, stack-bytes/stream of it in goroutine stacks.
+func reportStreamMemory(b *testing.B, before, beforeStacks, after, afterStacks uint64, streams int) {
+	b.ReportMetric(float64(after-before)/float64(streams), "bytes/stream")
+	b.ReportMetric(float64(afterStacks-beforeStacks)/float64(streams), "stack-bytes/stream")
 }
 
 // BenchmarkListenIdleMemory reports the memory one idle listen stream
@@ -95,11 +104,11 @@ func BenchmarkListenIdleMemory(b *testing.B) {
 	const streams = 2000
 	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
 	for range b.N {
-		before := heapAndStacks()
+		before, beforeStacks := heapAndStacks()
 		stop := openListens(b, s, streams, nil)
-		after := heapAndStacks()
+		after, afterStacks := heapAndStacks()
 		stop()
-		b.ReportMetric(float64(after-before)/streams, "bytes/stream")
+		reportStreamMemory(b, before, beforeStacks, after, afterStacks, streams)
 	}
 }
 
@@ -115,7 +124,7 @@ func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
 	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`
 	req := fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
 	for range b.N {
-		before := heapAndStacks()
+		before, beforeStacks := heapAndStacks()
 		conns := make([]net.Conn, 0, streams)
 		for range streams {
 			c, err := net.Dial("tcp", addr)
@@ -137,8 +146,8 @@ func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
 			}
 			conns = append(conns, c)
 		}
-		after := heapAndStacks()
-		b.ReportMetric(float64(after-before)/streams, "bytes/stream")
+		after, afterStacks := heapAndStacks()
+		reportStreamMemory(b, before, beforeStacks, after, afterStacks, streams)
 		for _, c := range conns {
 			c.Close()
 		}
