@@ -149,7 +149,7 @@ func init() {
 		"prompts/list":             handlePromptsList,
 		"prompts/get":              handlePromptsGet,
 		"completion/complete":      handleComplete,
-		"subscriptions/listen":     handleListen,
+		methodListen:               handleListen,
 		"tasks/get":                handleTasksGet,
 		"tasks/update":             handleTasksUpdate,
 		"tasks/cancel":             handleTasksCancel,

@@ -30,6 +30,8 @@ type SubscriptionFilter struct {
 }
 
 const (
+	// methodListen is the method that opens a listen stream.
+	methodListen = "subscriptions/listen"
 	// defaultMaxSubscriptions is ServerOptions.MaxSubscriptions' default.
 	defaultMaxSubscriptions = 10000
 	// listenBuffer is how many changes may wait for one listen stream.
@@ -365,17 +367,22 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 		return nil, err
 	}
 
+	// The stream keeps the tag, with room for a short change after it;
+	// the acknowledgement is built in a pooled buffer.
 	id := x.id.Raw()
-	params := make([]byte, 0, 96+len(id))
-	params = append(params, `{"_meta":{`...)
-	params = appendMember(params, metaSubscriptionID, id)
-	params = append(params, '}')
-	st.tag = len(params)
+	tag := make([]byte, 0, len(`{"_meta":{`)+len(metaSubscriptionID)+len(id)+48)
+	tag = append(tag, `{"_meta":{`...)
+	tag = appendMember(tag, metaSubscriptionID, id)
+	tag = append(tag, '}')
+	st.params, st.tag = tag, len(tag)
+	buf := x.s.getBuf()
+	params := append(*buf, tag...)
 	params = append(params, `,"notifications":`...)
 	params = append(params, mustMarshal(ack)...)
 	params = append(params, '}')
 	x.notify("notifications/subscriptions/acknowledged", params)
-	st.params = params
+	*buf = params
+	x.s.putBuf(buf)
 	return st, nil
 }
 

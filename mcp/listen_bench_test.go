@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
@@ -115,11 +117,26 @@ func BenchmarkListenIdleMemory(b *testing.B) {
 // BenchmarkListenIdleMemoryHTTP reports the memory one idle listen stream
 // costs a server over Streamable HTTP, net/http included (its connection,
 // buffers and goroutines): bytes/stream. The clients are raw connections
-// whose own cost is a few hundred bytes each.
+// whose own cost is a few hundred bytes each. The floor is a net/http
+// handler that writes the acknowledgement and blocks until the client goes
+// away: what any library pays for one connection per stream.
 func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
 	const streams = 500
 	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
-	srv := serveHTTP(b, s)
+	b.Run("mcpkit", func(b *testing.B) { benchIdleStreams(b, s, streams) })
+	b.Run("floor", func(b *testing.B) {
+		benchIdleStreams(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n")
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+		}), streams)
+	})
+}
+
+func benchIdleStreams(b *testing.B, h http.Handler, streams int) {
+	srv := serveHTTP(b, h)
 	addr := srv.Listener.Addr().String()
 	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`
 	req := fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)

@@ -368,9 +368,12 @@ func (s *Server) getBuf() *[]byte {
 	return &b
 }
 
+// putBuf gives a buffer from getBuf back to the pool. Buffers smaller than
+// getBuf makes them (an empty one in particular) are dropped, and so are
+// huge ones.
 func (s *Server) putBuf(b *[]byte) {
-	if cap(*b) > 1<<20 {
-		return // do not keep huge buffers alive
+	if c := cap(*b); c < 1024 || c > 1<<20 {
+		return // do not keep huge buffers alive, nor small ones
 	}
 	*b = (*b)[:0]
 	s.bufs.Put(b)
