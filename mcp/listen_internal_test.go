@@ -199,6 +199,20 @@ func (b *countingBus) counts() map[Change]int {
 	return maps.Clone(b.n)
 }
 
+// longWindow makes s gather list changes for an hour after each
+// publication (until endWindow), so that a test sees which publications
+// were made at once.
+func longWindow(t *testing.T, s *Server) {
+	s.changeDelay = time.Hour
+	t.Cleanup(func() {
+		s.mu.Lock()
+		if s.flush != nil {
+			s.flush.Stop()
+		}
+		s.mu.Unlock()
+	})
+}
+
 // endWindow makes the window that the last publication of list changes
 // opened end now: what waits is published at once.
 func endWindow(s *Server) {
@@ -220,14 +234,7 @@ func TestChangesCoalesce(t *testing.T) {
 	s := NewServer(&ServerOptions{Bus: bus})
 	// A window far longer than any wait below: a publication seen before
 	// endWindow was made at once, not at the window's end.
-	s.changeDelay = time.Hour
-	defer func() {
-		s.mu.Lock()
-		if s.flush != nil {
-			s.flush.Stop()
-		}
-		s.mu.Unlock()
-	}()
+	longWindow(t, s)
 	tools := Change{Kind: ToolsListChanged}
 	published := func() int { return bus.counts()[tools] }
 	settle := func() { time.Sleep(50 * time.Millisecond) }
@@ -242,12 +249,14 @@ func TestChangesCoalesce(t *testing.T) {
 	}
 	s.snapshot() // a request is served
 
-	// A burst: the first change is published at once, the other 51 wait.
-	for i := range 50 {
+	// A change is published at once; the 51 that follow it within the
+	// window wait.
+	addTool("t0")
+	waitFor(t, "the first list change", func() bool { return published() > 0 })
+	for i := 1; i < 50; i++ {
 		addTool("t" + strconv.Itoa(i))
 	}
 	s.RemoveTools("t0", "t1")
-	waitFor(t, "the first list change", func() bool { return published() > 0 })
 	settle()
 	if diff := cmp.Diff(map[Change]int{tools: 1}, bus.counts()); diff != "" {
 		t.Errorf("published within the window of 52 registrations (-want +got):\n%s", diff)
