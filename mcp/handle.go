@@ -53,49 +53,70 @@ type Notifier interface {
 // whose client reads too slowly; the transport then ends the stream
 // without a response, which tells the client to reconnect.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
-	msg := in.Message
 	if in.session != nil {
 		// Legacy era (2025-11-25 and earlier): served by legacy.go.
 		return s.handleLegacy(ctx, dst, in, n)
 	}
-	if msg.Method == "initialize" {
-		// A modern request (or a transport without legacy sessions).
-		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
-		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
+	// Handle itself keeps a small frame: a listen stream idles below it,
+	// and the runtime shrinks an idle goroutine's stack only when its
+	// frames use less than a quarter of it. The work is in prepare and
+	// answerError, which have returned by then.
+	x, h, out, status := s.prepare(dst, in, n)
+	if x == nil {
+		return out, status
 	}
-	version, rm, perr := s.validate(msg, in.Header)
-	if perr != nil {
-		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
-	}
-	sn := s.snapshot()
-	if msg.Method == "server/discover" {
-		// The hot path: the result is encoded once per snapshot.
-		return jsonrpc.AppendResult(dst, msg.ID, sn.discover), http.StatusOK
-	}
-	h, ok := methods[msg.Method]
-	if !ok {
-		e := methodNotFound(msg.Method)
-		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
-	}
-	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
-	x.info.Header = in.Header
-	x.info.Principal = in.Principal
 	mark := len(dst)
 	out, err := x.run(ctx, h, dst)
 	x.finish()
 	if err != nil {
-		if err == errNoResponse {
-			return dst[:mark], 0
-		}
-		e, ok := asError(err)
-		if !ok {
-			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
-			e = &Error{Code: CodeInternalError, Message: "Internal error"}
-		}
-		s.challengeFor(n, e)
-		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
+		return s.answerError(x, n, err, dst[:mark])
 	}
 	return out, http.StatusOK
+}
+
+// prepare validates a modern request and answers what needs no method
+// handler: errors, and server/discover. It returns the exchange and the
+// handler of a request to run, or a nil exchange and the complete response.
+func (s *Server) prepare(dst []byte, in *Incoming, n Notifier) (*exchange, methodHandler, []byte, int) {
+	msg := in.Message
+	if msg.Method == "initialize" {
+		// A modern request (or a transport without legacy sessions).
+		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
+		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
+	}
+	version, rm, perr := s.validate(msg, in.Header)
+	if perr != nil {
+		return nil, nil, jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
+	}
+	sn := s.snapshot()
+	if msg.Method == "server/discover" {
+		// The hot path: the result is encoded once per snapshot.
+		return nil, nil, jsonrpc.AppendResult(dst, msg.ID, sn.discover), http.StatusOK
+	}
+	h, ok := methods[msg.Method]
+	if !ok {
+		e := methodNotFound(msg.Method)
+		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
+	}
+	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
+	x.info.Header = in.Header
+	x.info.Principal = in.Principal
+	return x, h, nil, 0
+}
+
+// answerError appends the error response of a method handler's error to
+// dst (nothing for errNoResponse).
+func (s *Server) answerError(x *exchange, n Notifier, err error, dst []byte) ([]byte, int) {
+	if err == errNoResponse {
+		return dst, 0
+	}
+	e, ok := asError(err)
+	if !ok {
+		s.log.Error("mcp: internal error", "method", x.method, "err", err)
+		e = &Error{Code: CodeInternalError, Message: "Internal error"}
+	}
+	s.challengeFor(n, e)
+	return jsonrpc.AppendError(dst, x.id, e.wire()), e.HTTPStatus()
 }
 
 // run calls the method handler, turning a panic into an internal error so
@@ -128,7 +149,7 @@ func init() {
 		"prompts/list":             handlePromptsList,
 		"prompts/get":              handlePromptsGet,
 		"completion/complete":      handleComplete,
-		"subscriptions/listen":     handleListen,
+		methodListen:               handleListen,
 		"tasks/get":                handleTasksGet,
 		"tasks/update":             handleTasksUpdate,
 		"tasks/cancel":             handleTasksCancel,

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,7 +79,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errResponseNotExp)
 		return
 	}
-	out := s.getBuf()
+	out := s.responseBuf(&msg, body, buf)
 	defer s.putBuf(out)
 	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"]), keepAlive: s.keepAlive}
 	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header, Principal: principal}, sink)
@@ -94,12 +95,11 @@ type httpSink struct {
 	allowSSE  bool
 	keepAlive time.Duration // <= 0: no keep-alive comments
 
-	mu      sync.Mutex
-	sse     bool
-	done    bool
-	failed  bool
-	ka      *time.Timer
-	scratch []byte
+	mu     sync.Mutex
+	sse    bool
+	done   bool
+	failed bool
+	ka     *time.Timer
 }
 
 func (h *httpSink) Notify(msg []byte) {
@@ -129,9 +129,9 @@ func (h *httpSink) abort() {
 // startSSE switches the response to an SSE stream. Callers hold h.mu.
 func (h *httpSink) startSSE() {
 	hd := h.w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("X-Accel-Buffering", "no")
+	hd["Content-Type"] = sseContentType
+	hd["Cache-Control"] = noCache
+	hd["X-Accel-Buffering"] = no
 	h.w.WriteHeader(http.StatusOK)
 	h.sse = true
 	if h.keepAlive > 0 {
@@ -159,13 +159,21 @@ func (h *httpSink) ping() {
 	h.ka.Reset(h.keepAlive)
 }
 
-// writeEvent writes one SSE event holding msg. Callers hold h.mu.
+// The values of the headers of an SSE response. net/http does not change
+// the slices of a response's header map, so every response can share them.
+var (
+	sseContentType = []string{"text/event-stream"}
+	noCache        = []string{"no-cache"}
+	no             = []string{"no"}
+)
+
+// writeEvent writes one SSE event holding msg. Callers hold h.mu. The three
+// writes land in the response's buffer, and leave it at the flush: no
+// scratch buffer stays with an idle stream.
 func (h *httpSink) writeEvent(msg []byte) {
-	b := append(h.scratch[:0], "event: message\ndata: "...)
-	b = append(b, msg...)
-	b = append(b, '\n', '\n')
-	h.scratch = b
-	if _, err := h.w.Write(b); err != nil {
+	io.WriteString(h.w, "event: message\ndata: ")
+	h.w.Write(msg)
+	if _, err := io.WriteString(h.w, "\n\n"); err != nil {
 		h.failed = true
 		return
 	}
@@ -199,6 +207,27 @@ func (h *httpSink) finish(resp []byte, status int) {
 	hd["Content-Type"] = jsonContentType
 	h.w.WriteHeader(status)
 	h.w.Write(resp)
+}
+
+// responseBuf returns the buffer for the response to msg, from the pool.
+// A listen stream stays in Handle for as long as it is open, so for a
+// subscriptions/listen request responseBuf instead decodes msg again from
+// a copy of body and gives the pooled buffer buf that holds body back to
+// the pool (leaving buf empty, which putBuf ignores), and the response
+// buffer, empty, is allocated when the stream ends.
+func (s *Server) responseBuf(msg *jsonrpc.Message, body []byte, buf *[]byte) *[]byte {
+	if msg.Method != methodListen {
+		return s.getBuf()
+	}
+	m, derr := jsonrpc.Decode(slices.Clone(body))
+	if derr != nil {
+		return s.getBuf() // not reached: body decoded before
+	}
+	*msg = m
+	b := new([]byte)
+	*b, *buf = *buf, nil
+	s.putBuf(b)
+	return new([]byte)
 }
 
 var jsonContentType = []string{"application/json"}

@@ -376,9 +376,10 @@ func TestLegacyDisconnectIsNotCancel(t *testing.T) {
 
 // TestLegacyListChanged: registering tools or prompts sends
 // notifications/tools/list_changed or prompts/list_changed on the session's
-// GET stream.
+// GET stream, as they are published (see TestChangesCoalesce).
 func TestLegacyListChanged(t *testing.T) {
 	s := NewServer(nil)
+	longWindow(t, s)
 	AddTool(s, &Tool{Name: "a", Description: "A."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 	c := newLegacyHTTP(t, s)
 	get := c.do(context.Background(), http.MethodGet, "")
@@ -387,16 +388,25 @@ func TestLegacyListChanged(t *testing.T) {
 	if ev := next(t, events); ev.data != "" || ev.id != "0_0" {
 		t.Fatalf("first event %+v, want priming 0_0", ev)
 	}
-	// Registrations in quick succession are announced once per family.
-	for _, name := range []string{"b", "c", "d"} {
-		AddTool(s, &Tool{Name: name, Description: "More."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
-	}
+	// A registration is announced at once; those after it, within the
+	// window, together when the window ends: once per family.
+	AddTool(s, &Tool{Name: "b", Description: "More."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 	if m := decodeEvent(t, next(t, events)); m.Method != "notifications/tools/list_changed" {
 		t.Fatalf("got %+v, want notifications/tools/list_changed", m)
 	}
+	for _, name := range []string{"c", "d"} {
+		AddTool(s, &Tool{Name: name, Description: "More."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	}
 	s.AddPrompt(&Prompt{Name: "p", Description: "P."}, func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) { return nil, nil })
-	if m := decodeEvent(t, next(t, events)); m.Method != "notifications/prompts/list_changed" {
-		t.Fatalf("got %+v, want notifications/prompts/list_changed (and one tools/list_changed before it)", m)
+	endWindow(s)
+	var got []string
+	for range 2 {
+		got = append(got, decodeEvent(t, next(t, events)).Method)
+	}
+	slices.Sort(got) // each change is broadcast on its own goroutine
+	want := []string{"notifications/prompts/list_changed", "notifications/tools/list_changed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("announced when the window ended (-want +got):\n%s", diff)
 	}
 }
 

@@ -30,6 +30,8 @@ type SubscriptionFilter struct {
 }
 
 const (
+	// methodListen is the method that opens a listen stream.
+	methodListen = "subscriptions/listen"
 	// defaultMaxSubscriptions is ServerOptions.MaxSubscriptions' default.
 	defaultMaxSubscriptions = 10000
 	// listenBuffer is how many changes may wait for one listen stream.
@@ -56,11 +58,10 @@ type listeners struct {
 	busOnce sync.Once
 	unsub   func() // set once by busOnce; called by Shutdown
 
-	mu      sync.Mutex // guards subs and closed
-	subs    map[*subscription]struct{}
-	closed  bool
-	closing chan struct{} // closed by Shutdown
-	wg      sync.WaitGroup
+	mu     sync.Mutex // guards subs and closed
+	subs   map[*subscription]struct{}
+	closed bool
+	wg     sync.WaitGroup
 }
 
 func (l *listeners) init(s *Server, max int) {
@@ -70,22 +71,36 @@ func (l *listeners) init(s *Server, max int) {
 		l.max = defaultMaxSubscriptions
 	}
 	l.subs = make(map[*subscription]struct{})
-	l.closing = make(chan struct{})
 }
 
 // enabled reports whether subscriptions/listen is served at all.
 func (l *listeners) enabled() bool { return l.max > 0 }
 
-// subscription is one open listen stream.
+// subscription is one open listen stream. An idle stream costs its
+// handler's goroutine and little else: the changes waiting for it are
+// queued in pending, allocated when the first one arrives, and wake tells
+// the handler that there is something to do.
 type subscription struct {
 	id    string              // the JSON-RPC id, for logs
 	kinds uint8               // bit 1<<ChangeKind for every honoured kind
 	uris  map[string]struct{} // honoured resourceSubscriptions
 	tasks map[string]struct{} // honoured taskIds
-	ch    chan Change
-	gone  chan struct{} // closed when the server drops the stream
-	abort func()        // unblocks a transport write in progress; may be nil
+	wake  chan struct{}       // capacity 1: pending or end changed
+	abort func()              // unblocks a transport write in progress; may be nil
+
+	mu      sync.Mutex
+	pending []Change // at most listenBuffer, oldest first
+	end     subEnd
 }
+
+// subEnd says why a stream ends, if it does.
+type subEnd uint8
+
+const (
+	subOpen    subEnd = iota
+	subDropped        // the client did not keep up: end without a response
+	subClosing        // Shutdown: deliver what waits, then end gracefully
+)
 
 func (sub *subscription) wants(c Change) bool {
 	if sub.kinds&(1<<c.Kind) == 0 {
@@ -100,6 +115,56 @@ func (sub *subscription) wants(c Change) bool {
 		return ok
 	}
 	return true
+}
+
+// signal wakes the stream's handler, unless a wake-up is already waiting.
+func (sub *subscription) signal() {
+	select {
+	case sub.wake <- struct{}{}:
+	default:
+	}
+}
+
+// queue adds c to the stream's pending changes, or, when listenBuffer of
+// them already wait, marks the stream dropped and reports false.
+func (sub *subscription) queue(c Change) bool {
+	sub.mu.Lock()
+	ok := len(sub.pending) < listenBuffer
+	if ok {
+		sub.pending = append(sub.pending, c)
+	} else {
+		sub.end = subDropped
+	}
+	sub.mu.Unlock()
+	sub.signal()
+	return ok
+}
+
+// next takes the oldest pending change. When none waits it reports false
+// and why the stream ends, if it does.
+func (sub *subscription) next() (Change, bool, subEnd) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if sub.end == subDropped || len(sub.pending) == 0 {
+		return Change{}, false, sub.end
+	}
+	c := sub.pending[0]
+	n := copy(sub.pending, sub.pending[1:])
+	sub.pending[n] = Change{}
+	sub.pending = sub.pending[:n]
+	return c, true, subOpen
+}
+
+// wait blocks until the stream has something to do, or ctx is done. It
+// is where an idle stream's goroutine waits: a small frame, so that the
+// runtime can shrink a stack that setting the stream up had grown.
+func (sub *subscription) wait(ctx context.Context) bool {
+	select {
+	case <-sub.wake:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // open registers a subscription, or fails when the server is shutting down
@@ -140,17 +205,13 @@ func (l *listeners) count() int {
 }
 
 // deliver hands c to every subscription that wants it, without ever
-// blocking: a subscription whose buffer is full is dropped.
+// blocking: a subscription with listenBuffer changes already waiting is
+// dropped.
 func (l *listeners) deliver(c Change) {
 	var slow []*subscription
 	l.mu.Lock()
 	for sub := range l.subs {
-		if !sub.wants(c) {
-			continue
-		}
-		select {
-		case sub.ch <- c:
-		default:
+		if sub.wants(c) && !sub.queue(c) {
 			slow = append(slow, sub)
 			delete(l.subs, sub)
 		}
@@ -158,7 +219,6 @@ func (l *listeners) deliver(c Change) {
 	l.mu.Unlock()
 	for _, sub := range slow {
 		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "buffered", listenBuffer)
-		close(sub.gone)
 		if sub.abort != nil {
 			sub.abort()
 		}
@@ -172,7 +232,14 @@ func (s *Server) shutdownListen(ctx context.Context) error {
 	l.mu.Lock()
 	if !l.closed {
 		l.closed = true
-		close(l.closing)
+		for sub := range l.subs {
+			sub.mu.Lock()
+			if sub.end == subOpen {
+				sub.end = subClosing
+			}
+			sub.mu.Unlock()
+			sub.signal()
+		}
 	}
 	l.mu.Unlock()
 	done := make(chan struct{})
@@ -206,7 +273,40 @@ type aborter interface{ abort() }
 // with the subscription id (the request's JSON-RPC id), until the client
 // goes away (ctx), the server shuts down (graceful completion result), or
 // the client reads too slowly (the stream ends without a response).
+//
+// The setup happens in openListen, which returns before the stream idles:
+// the idle goroutine waits in frames that hold little (this one and
+// subscription.wait), so that the garbage collector can shrink its stack.
 func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	st, err := openListen(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	defer x.s.listen.close(st.sub)
+	for {
+		if !st.sub.wait(ctx) {
+			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		}
+		if out, end, err := st.flush(ctx, dst); end {
+			return out, err
+		}
+	}
+}
+
+// listenStream is the state of one open listen stream's handler.
+type listenStream struct {
+	x   *exchange
+	sub *subscription
+	// params is the params object of the notification being sent; it
+	// starts with tag, {"_meta":{"io.modelcontextprotocol/subscriptionId":ID}
+	params []byte
+	tag    int
+	sent   map[string][]byte // the last notifications/tasks per task; nil without tasks
+}
+
+// openListen checks a listen request, registers its subscription and sends
+// the acknowledgement.
+func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	l := &x.s.listen
 	supported := x.snap.listenKinds
 	if !l.enabled() || supported == 0 {
@@ -225,7 +325,9 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 
 	// The honoured subset: the requested kinds this server supports.
 	var ack SubscriptionFilter
-	sub := &subscription{id: string(x.id.Raw()), ch: make(chan Change, listenBuffer), gone: make(chan struct{})}
+	st := &listenStream{x: x}
+	sub := &subscription{id: string(x.id.Raw()), wake: make(chan struct{}, 1)}
+	st.sub = sub
 	honour := func(asked bool, k ChangeKind) bool {
 		if asked && supported&(1<<k) != 0 {
 			sub.kinds |= 1 << k
@@ -255,6 +357,7 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 			for _, id := range ids {
 				sub.tasks[id] = struct{}{}
 			}
+			st.sent = map[string][]byte{}
 		}
 	}
 	if a, ok := x.notifier.(aborter); ok {
@@ -263,59 +366,71 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	if err := l.open(sub); err != nil {
 		return nil, err
 	}
-	defer l.close(sub)
 
-	// tag is the start of every params object on the stream:
-	// {"_meta":{"io.modelcontextprotocol/subscriptionId":ID}
+	// The stream keeps the tag, with room for a short change after it;
+	// the acknowledgement is built in a pooled buffer.
 	id := x.id.Raw()
-	tag := make([]byte, 0, 64+len(id))
+	tag := make([]byte, 0, len(`{"_meta":{`)+len(metaSubscriptionID)+len(id)+48)
 	tag = append(tag, `{"_meta":{`...)
 	tag = appendMember(tag, metaSubscriptionID, id)
 	tag = append(tag, '}')
-
-	params := append(tag, `,"notifications":`...)
+	st.params, st.tag = tag, len(tag)
+	buf := x.s.getBuf()
+	params := append(*buf, tag...)
+	params = append(params, `,"notifications":`...)
 	params = append(params, mustMarshal(ack)...)
 	params = append(params, '}')
 	x.notify("notifications/subscriptions/acknowledged", params)
+	*buf = params
+	x.s.putBuf(buf)
+	return st, nil
+}
 
-	sent := map[string][]byte{} // the last notifications/tasks per task
-	send := func(c Change) {
-		params = params[:len(tag)]
-		switch c.Kind {
-		case ResourceUpdated:
-			params = append(params, `,"uri":`...)
-			params = jsonrpc.AppendString(params, c.URI)
-		case TaskChanged:
-			var ok bool
-			if params, ok = x.appendTaskNotification(ctx, params, c.TaskID, sent); !ok {
-				return // gone (expired) meanwhile, or nothing new
-			}
-		}
-		params = append(params, '}')
-		x.notify(c.Kind.String(), params)
-	}
+// flush sends the changes waiting for the stream. When the stream ends it
+// returns end true with the handler's answer: the completion result at
+// Shutdown, errNoResponse for a dropped stream.
+func (st *listenStream) flush(ctx context.Context, dst []byte) (out []byte, end bool, err error) {
 	for {
-		select {
-		case c := <-sub.ch:
-			send(c)
-		case <-sub.gone:
-			params = append(params[:len(tag)], `,"requestId":`...)
-			params = append(params, id...)
+		c, ok, why := st.sub.next()
+		if ok {
+			st.send(ctx, c)
+			continue
+		}
+		switch why {
+		case subDropped:
+			x := st.x
+			params := append(st.params[:st.tag], `,"requestId":`...)
+			params = append(params, x.id.Raw()...)
 			params = append(params, `,"reason":"the client did not keep up with notifications"}`...)
 			x.notify("notifications/cancelled", params)
-			return nil, errNoResponse
-		case <-ctx.Done():
-			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
-		case <-l.closing:
-			// Deliver what is already waiting, then end gracefully.
-			for len(sub.ch) > 0 {
-				send(<-sub.ch)
-			}
-			meta := append([]byte(`{`), tag[len(`{"_meta":{`):len(tag)-1]...)
+			return nil, true, errNoResponse
+		case subClosing:
+			// What was waiting has been delivered: end gracefully.
+			meta := append([]byte(`{`), st.params[len(`{"_meta":{`):st.tag-1]...)
 			meta = append(meta, '}')
-			return x.appendResult(dst, resultComplete, false, nil, meta), nil
+			return st.x.appendResult(dst, resultComplete, false, nil, meta), true, nil
+		}
+		return nil, false, nil
+	}
+}
+
+// send delivers one change.
+func (st *listenStream) send(ctx context.Context, c Change) {
+	params := st.params[:st.tag]
+	switch c.Kind {
+	case ResourceUpdated:
+		params = append(params, `,"uri":`...)
+		params = jsonrpc.AppendString(params, c.URI)
+	case TaskChanged:
+		var ok bool
+		if params, ok = st.x.appendTaskNotification(ctx, params, c.TaskID, st.sent); !ok {
+			st.params = params
+			return // gone (expired) meanwhile, or nothing new
 		}
 	}
+	params = append(params, '}')
+	st.params = params
+	st.x.notify(c.Kind.String(), params)
 }
 
 // listenFilter decodes params.notifications of a listen request. Keys match

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"runtime"
 	"strings"
 	"sync"
@@ -80,12 +82,21 @@ func BenchmarkListenFanout1000(b *testing.B) {
 }
 
 // heapAndStacks is the memory a stream costs: live heap plus goroutine
-// stacks.
-func heapAndStacks() uint64 {
+// stacks, and the stacks alone. Two collections: stacks shrink at the
+// first.
+func heapAndStacks() (total, stacks uint64) {
+	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapAlloc + m.StackInuse
+	return m.HeapAlloc + m.StackInuse, m.StackInuse
+}
+
+// reportStreamMemory reports the growth from before to after per stream:
+// bytes/stream in all, stack-bytes/stream of it in goroutine stacks.
+func reportStreamMemory(b *testing.B, before, beforeStacks, after, afterStacks uint64, streams int) {
+	b.ReportMetric(float64(after-before)/float64(streams), "bytes/stream")
+	b.ReportMetric(float64(afterStacks-beforeStacks)/float64(streams), "stack-bytes/stream")
 }
 
 // BenchmarkListenIdleMemory reports the memory one idle listen stream
@@ -95,27 +106,42 @@ func BenchmarkListenIdleMemory(b *testing.B) {
 	const streams = 2000
 	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
 	for range b.N {
-		before := heapAndStacks()
+		before, beforeStacks := heapAndStacks()
 		stop := openListens(b, s, streams, nil)
-		after := heapAndStacks()
+		after, afterStacks := heapAndStacks()
 		stop()
-		b.ReportMetric(float64(after-before)/streams, "bytes/stream")
+		reportStreamMemory(b, before, beforeStacks, after, afterStacks, streams)
 	}
 }
 
 // BenchmarkListenIdleMemoryHTTP reports the memory one idle listen stream
 // costs a server over Streamable HTTP, net/http included (its connection,
 // buffers and goroutines): bytes/stream. The clients are raw connections
-// whose own cost is a few hundred bytes each.
+// whose own cost is a few hundred bytes each. The floor is a net/http
+// handler that writes the acknowledgement and blocks until the client goes
+// away: what any library pays for one connection per stream.
 func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
 	const streams = 500
 	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
-	srv := serveHTTP(b, s)
+	b.Run("mcpkit", func(b *testing.B) { benchIdleStreams(b, s, streams) })
+	b.Run("floor", func(b *testing.B) {
+		benchIdleStreams(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n")
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+		}), streams)
+	})
+}
+
+func benchIdleStreams(b *testing.B, h http.Handler, streams int) {
+	srv := serveHTTP(b, h)
 	addr := srv.Listener.Addr().String()
 	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":{"toolsListChanged":true}}}`
 	req := fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
 	for range b.N {
-		before := heapAndStacks()
+		before, beforeStacks := heapAndStacks()
 		conns := make([]net.Conn, 0, streams)
 		for range streams {
 			c, err := net.Dial("tcp", addr)
@@ -137,8 +163,8 @@ func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
 			}
 			conns = append(conns, c)
 		}
-		after := heapAndStacks()
-		b.ReportMetric(float64(after-before)/streams, "bytes/stream")
+		after, afterStacks := heapAndStacks()
+		reportStreamMemory(b, before, beforeStacks, after, afterStacks, streams)
 		for _, c := range conns {
 			c.Close()
 		}

@@ -199,39 +199,89 @@ func (b *countingBus) counts() map[Change]int {
 	return maps.Clone(b.n)
 }
 
-// Registrations before anything was served publish nothing; registering
-// many tools in a row later publishes one list change; a later change
-// publishes another.
-func TestChangesCoalesce(t *testing.T) {
-	defer func(d time.Duration) { changeDelay = d }(changeDelay)
-	changeDelay = 200 * time.Millisecond // registrations under -race on a busy machine are slow
-	defer func(d time.Duration) { maxChangeDelay = d }(maxChangeDelay)
-	maxChangeDelay = 10 * time.Second
+// longWindow makes s gather list changes for an hour after each
+// publication (until endWindow), so that a test sees which publications
+// were made at once.
+func longWindow(t *testing.T, s *Server) {
+	s.changeDelay = time.Hour
+	t.Cleanup(func() {
+		s.mu.Lock()
+		if s.flush != nil {
+			s.flush.Stop()
+		}
+		s.mu.Unlock()
+	})
+}
 
+// endWindow makes the window that the last publication of list changes
+// opened end now: what waits is published at once.
+func endWindow(s *Server) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.quietUntil = time.Time{}
+	if s.flushing {
+		s.flush.Reset(0)
+	}
+}
+
+// Registrations before anything was served publish nothing. Later, a change
+// after a quiet spell is published at once; the changes made in the window
+// after a publication (registering many tools in a row) are published
+// together, once, when the window ends; a change in the window that this
+// publication opens is not lost either.
+func TestChangesCoalesce(t *testing.T) {
 	bus := new(countingBus)
 	s := NewServer(&ServerOptions{Bus: bus})
-	AddTool(s, &Tool{Name: "first", Description: "Registered at start-up."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
-	time.Sleep(2 * changeDelay)
+	// A window far longer than any wait below: a publication seen before
+	// endWindow was made at once, not at the window's end.
+	longWindow(t, s)
+	tools := Change{Kind: ToolsListChanged}
+	published := func() int { return bus.counts()[tools] }
+	settle := func() { time.Sleep(50 * time.Millisecond) }
+	addTool := func(name string) {
+		AddTool(s, &Tool{Name: name, Description: "One of many."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	}
+
+	addTool("first")
+	settle()
 	if n := len(bus.counts()); n != 0 {
 		t.Fatalf("registrations before anything was served published %v", bus.counts())
 	}
 	s.snapshot() // a request is served
-	for i := range 50 {
-		AddTool(s, &Tool{Name: "t" + strconv.Itoa(i), Description: "One of many."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+
+	// A change is published at once; the 51 that follow it within the
+	// window wait.
+	addTool("t0")
+	waitFor(t, "the first list change", func() bool { return published() > 0 })
+	for i := 1; i < 50; i++ {
+		addTool("t" + strconv.Itoa(i))
 	}
 	s.RemoveTools("t0", "t1")
-	tools := Change{Kind: ToolsListChanged}
-	waitFor(t, "the list change", func() bool { return bus.counts()[tools] > 0 })
-	time.Sleep(2 * changeDelay)
+	settle()
 	if diff := cmp.Diff(map[Change]int{tools: 1}, bus.counts()); diff != "" {
-		t.Errorf("published after 52 registrations (-want +got):\n%s", diff)
+		t.Errorf("published within the window of 52 registrations (-want +got):\n%s", diff)
 	}
+	endWindow(s)
+	waitFor(t, "the burst's list change", func() bool { return published() == 2 })
+
+	// A change in the window the burst's publication opened.
 	s.RemoveTools("t2")
-	waitFor(t, "the second list change", func() bool { return bus.counts()[tools] == 2 })
+	settle()
+	if n := published(); n != 2 {
+		t.Errorf("%d list changes published before the window ended, want 2", n)
+	}
+	endWindow(s)
+	waitFor(t, "the third list change", func() bool { return published() == 3 })
+
+	// After a quiet spell: at once.
+	endWindow(s)
+	s.RemoveTools("t3")
+	waitFor(t, "the fourth list change", func() bool { return published() == 4 })
 	s.RemoveTools("no such tool") // no change, nothing published
-	time.Sleep(2 * changeDelay)
-	if n := bus.counts()[tools]; n != 2 {
-		t.Errorf("%d list changes published, want 2", n)
+	endWindow(s)
+	settle()
+	if diff := cmp.Diff(map[Change]int{tools: 4}, bus.counts()); diff != "" {
+		t.Errorf("published in all (-want +got):\n%s", diff)
 	}
 }
 

@@ -191,12 +191,16 @@ type Server struct {
 	state sealer // requestState sealing (state.go)
 
 	// pending are the kinds of list change (bit 1<<ChangeKind) that
-	// registrations made since pendingSince and that flushChanges has yet
-	// to publish; flush is its timer. Guarded by mu.
-	pending      uint8
-	served       bool // a snapshot has been built: a client may have seen the lists
-	pendingSince time.Time
-	flush        *time.Timer
+	// registrations made and that flushChanges has yet to publish;
+	// flushing says that a flushChanges is on its way (at once, or by the
+	// timer flush at quietUntil); quietUntil is the end of the window that
+	// the last publication opened, which lasts changeDelay. Guarded by mu.
+	pending     uint8
+	flushing    bool
+	served      bool // a snapshot has been built: a client may have seen the lists
+	quietUntil  time.Time
+	flush       *time.Timer
+	changeDelay time.Duration
 
 	bus       Bus
 	keepAlive time.Duration
@@ -260,6 +264,7 @@ func NewServer(opts *ServerOptions) *Server {
 		s.bus = new(LocalBus)
 	}
 	s.listen.init(s, o.MaxSubscriptions)
+	s.changeDelay = changeDelay
 
 	s.reg.init()
 	return s
@@ -307,40 +312,48 @@ func (s *Server) snapshot() *snapshot {
 // start-up) are not published: no client can have seen the lists as they
 // were. (A client that re-listed on another replica since the last
 // notification cannot be told apart from one that did not, so later
-// changes are always published.) Publishing waits until
-// registrations have paused for changeDelay (but no longer than
-// maxChangeDelay after the first), so that registering many items at once
-// sends one notification per kind. Callers hold s.mu.
+// changes are always published.)
+//
+// Publication is leading-edge: a change after a quiet spell is published
+// at once, and opens a window of changeDelay; the changes made within the
+// window are published together when it ends (which opens the next one).
+// So an isolated change reaches listeners without delay, registering many
+// items at once sends at most two notifications per kind, and a steady
+// stream of changes at most one per changeDelay. No change is lost, and at
+// most one publication is pending. Callers hold s.mu.
 func (s *Server) changed(k ChangeKind) {
 	s.snap.Store(nil)
 	if !s.served {
 		return
 	}
-	now := time.Now()
-	if s.pending == 0 {
-		s.pendingSince = now
-	}
 	s.pending |= 1 << k
-	d := min(changeDelay, max(s.pendingSince.Add(maxChangeDelay).Sub(now), 0))
-	if s.flush == nil {
+	if s.flushing {
+		return // the pending publication will carry it
+	}
+	s.flushing = true
+	d := time.Until(s.quietUntil)
+	switch {
+	case d <= 0:
+		go s.flushChanges()
+	case s.flush == nil:
 		s.flush = time.AfterFunc(d, s.flushChanges)
-	} else {
+	default:
 		s.flush.Reset(d)
 	}
 }
 
-// changeDelay and maxChangeDelay bound how long changed waits for more
-// registrations before it publishes list changes.
-var (
-	changeDelay    = 10 * time.Millisecond
-	maxChangeDelay = 100 * time.Millisecond
-)
+// changeDelay is the window after a publication of list changes within
+// which further changes are gathered into one publication at its end.
+const changeDelay = 10 * time.Millisecond
 
-// flushChanges publishes the list changes that registrations made.
+// flushChanges publishes the list changes that registrations made, and
+// opens the window in which the next ones wait.
 func (s *Server) flushChanges() {
 	s.mu.Lock()
 	p := s.pending
 	s.pending = 0
+	s.flushing = false
+	s.quietUntil = time.Now().Add(s.changeDelay)
 	s.mu.Unlock()
 	for k := ToolsListChanged; k <= ResourcesListChanged; k++ {
 		if p&(1<<k) != 0 {
@@ -368,9 +381,12 @@ func (s *Server) getBuf() *[]byte {
 	return &b
 }
 
+// putBuf gives a buffer from getBuf back to the pool. Buffers smaller than
+// getBuf makes them (an empty one in particular) are dropped, and so are
+// huge ones.
 func (s *Server) putBuf(b *[]byte) {
-	if cap(*b) > 1<<20 {
-		return // do not keep huge buffers alive
+	if c := cap(*b); c < 1024 || c > 1<<20 {
+		return // do not keep huge buffers alive, nor small ones
 	}
 	*b = (*b)[:0]
 	s.bufs.Put(b)

@@ -41,6 +41,7 @@ type config struct {
 	methods     []string
 	inproc      bool
 	listen      bool
+	listenOnly  bool
 	out         string
 	profileDir  string
 	command     string
@@ -63,6 +64,7 @@ func main() {
 	flag.StringVar(&methods, "methods", strings.Join(load.AllMethods, ","), "cases")
 	flag.BoolVar(&c.inproc, "inproc", true, "run the in-process ServeHTTP benchmarks")
 	flag.BoolVar(&c.listen, "listen", true, "run the subscriptions/listen cases (idle memory, notification fan-out)")
+	flag.BoolVar(&c.listenOnly, "listen-only", false, "run only the subscriptions/listen cases (with -out -: a report of those alone)")
 	flag.StringVar(&c.out, "out", "", "report file (default: BENCHMARKS.md at the repository root; - for stdout)")
 	flag.StringVar(&c.profileDir, "profile", "", "write a CPU profile of every server process to this directory (allocations: go test -bench . -memprofile in load/)")
 	flag.Parse()
@@ -248,6 +250,9 @@ func run(c *config, bins map[string]string) *report {
 	for r := range c.reps {
 		order := rotate(c.impls, r)
 		for _, transport := range c.transports {
+			if c.listenOnly {
+				break
+			}
 			logf("repetition %d/%d: %s", r+1, c.reps, transport)
 			procs := map[string]*load.Proc{}
 			for _, impl := range order {
@@ -305,7 +310,7 @@ func run(c *config, bins map[string]string) *report {
 				}
 			}
 		}
-		if c.listen && slices.Contains(c.transports, load.HTTP) {
+		if (c.listen || c.listenOnly) && slices.Contains(c.transports, load.HTTP) {
 			logf("repetition %d/%d: idle subscriptions/listen streams", r+1, c.reps)
 			for _, impl := range order {
 				b, err := load.IdleListenMemory([]string{bins[impl]}, impl, load.ListenStreams)
@@ -333,7 +338,7 @@ func run(c *config, bins map[string]string) *report {
 				}
 			}
 		}
-		if c.inproc {
+		if c.inproc && !c.listenOnly {
 			logf("repetition %d/%d: in-process ServeHTTP", r+1, c.reps)
 			for _, method := range c.inprocMethods() {
 				for _, impl := range order {
