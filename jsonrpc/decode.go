@@ -62,13 +62,13 @@ func Decode(data []byte) (Message, *Error) {
 	it := jsonscan.CheckObject(data)
 	var m jsonscan.Member
 	for it.Next(&m) {
-		key := string(m.Key)
+		key := m.Key
 		if m.Escaped {
 			if s, ok := jsonscan.String(append(append([]byte{'"'}, m.Key...), '"')); ok {
-				key = s
+				key = []byte(s)
 			}
 		}
-		switch key {
+		switch string(key) {
 		case "jsonrpc":
 			version = m.Value
 		case "id":

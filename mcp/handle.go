@@ -176,6 +176,12 @@ func (x *exchange) requestInfo() (*RequestInfo, error) {
 	return &x.info, nil
 }
 
+// param returns the value of the top-level params member key, and whether
+// it is present.
+func (x *exchange) param(key string) ([]byte, bool) {
+	return x.meta.p.lookup(x.params, key)
+}
+
 // finish marks the exchange as answered: later notifications are dropped.
 func (x *exchange) finish() {
 	x.mu.Lock()

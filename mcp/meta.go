@@ -39,8 +39,9 @@ type RequestInfo struct {
 	caps capStore
 }
 
-// reqMeta holds the spans of the reserved _meta members of one request. The
-// spans point into the request buffer.
+// reqMeta holds the spans of the reserved _meta members of one request,
+// and of the top-level params members that the methods read (see
+// paramSpans). The spans point into the request buffer.
 type reqMeta struct {
 	present       bool
 	version       []byte // raw JSON string span
@@ -48,18 +49,81 @@ type reqMeta struct {
 	clientInfo    []byte
 	logLevel      []byte
 	progressToken []byte
+
+	p paramSpans
 }
 
-// scanMeta reads params._meta. It reports a protocol error for a _meta that
-// is present but malformed; absence of required members is reported by the
-// validator so that the validation order stays in one place.
+// paramSpans holds the values of the top-level params members that
+// request handling reads, found by scanMeta's one walk of params so that
+// reading them does not walk params (and skip its _meta) again. A nil span
+// means the member is absent. When a name repeats, the last one wins, as
+// with jsonscan.Lookup.
+type paramSpans struct {
+	src            []byte // the params scanned; lookups in other params fall back to Lookup
+	name           []byte
+	uri            []byte
+	taskID         []byte
+	arguments      []byte
+	inputResponses []byte
+	requestState   []byte
+}
+
+// lookup returns the value of the top-level member key of params. It
+// answers from the spans when params is what they were scanned from and
+// key is one of the members they hold, and with jsonscan.Lookup otherwise
+// (params that were rebuilt since, say).
+func (p *paramSpans) lookup(params []byte, key string) ([]byte, bool) {
+	if len(params) == len(p.src) && (len(params) == 0 || &params[0] == &p.src[0]) {
+		var v []byte
+		switch key {
+		case "name":
+			v = p.name
+		case "uri":
+			v = p.uri
+		case "taskId":
+			v = p.taskID
+		case "arguments":
+			v = p.arguments
+		case "inputResponses":
+			v = p.inputResponses
+		case "requestState":
+			v = p.requestState
+		default:
+			return jsonscan.Lookup(params, key)
+		}
+		return v, v != nil
+	}
+	return jsonscan.Lookup(params, key)
+}
+
+// memberKey returns a member's key with escapes decoded. It allocates only
+// for a key that has escapes; a key that does not decode matches nothing.
+func memberKey(m *jsonscan.Member) []byte {
+	if !m.Escaped {
+		return m.Key
+	}
+	q := make([]byte, 0, len(m.Key)+2)
+	q = append(append(append(q, '"'), m.Key...), '"')
+	s, ok := jsonscan.String(q)
+	if !ok {
+		return nil
+	}
+	return []byte(s)
+}
+
+// scanMeta reads params._meta, and the top-level params members of
+// paramSpans, in one walk of params. It reports a protocol error for a
+// _meta that is present but malformed; absence of required members is
+// reported by the validator so that the validation order stays in one
+// place.
 func scanMeta(params []byte) (reqMeta, *Error) {
 	var rm reqMeta
+	rm.p.src = params
 	if params == nil {
 		return rm, nil
 	}
-	// One walk of params: the _meta object is read in place. When _meta
-	// repeats, the last one wins, as with encoding/json.
+	// The _meta object is read in place. When _meta repeats, the last one
+	// wins, as with encoding/json.
 	it, ok := jsonscan.Object(params)
 	if !ok {
 		return rm, nil
@@ -67,31 +131,44 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 	var perr *Error
 	var k, m jsonscan.Member
 	for it.NextKey(&k) {
-		if !k.KeyIs("_meta") {
-			continue
-		}
-		inner, isObject := it.Enter()
-		if !isObject {
-			it.Value()
-			rm, perr = reqMeta{}, InvalidParams("Invalid params: _meta must be an object")
-			continue
-		}
-		rm, perr = reqMeta{present: true}, nil
-		for inner.Next(&m) {
-			switch {
-			case m.KeyIs(metaProtocolVersion):
-				rm.version = m.Value
-			case m.KeyIs(metaClientCapabilities):
-				rm.caps = m.Value
-			case m.KeyIs(metaClientInfo):
-				rm.clientInfo = m.Value
-			case m.KeyIs(metaLogLevel):
-				rm.logLevel = m.Value
-			case m.KeyIs("progressToken"):
-				rm.progressToken = m.Value
+		switch string(memberKey(&k)) {
+		case "_meta":
+			inner, isObject := it.Enter()
+			rm.present, rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = false, nil, nil, nil, nil, nil
+			if !isObject {
+				it.Value()
+				perr = InvalidParams("Invalid params: _meta must be an object")
+				continue
 			}
+			rm.present, perr = true, nil
+			for inner.Next(&m) {
+				switch string(memberKey(&m)) {
+				case metaProtocolVersion:
+					rm.version = m.Value
+				case metaClientCapabilities:
+					rm.caps = m.Value
+				case metaClientInfo:
+					rm.clientInfo = m.Value
+				case metaLogLevel:
+					rm.logLevel = m.Value
+				case "progressToken":
+					rm.progressToken = m.Value
+				}
+			}
+			it.Leave(&inner)
+		case "name":
+			rm.p.name = it.Value()
+		case "uri":
+			rm.p.uri = it.Value()
+		case "taskId":
+			rm.p.taskID = it.Value()
+		case "arguments":
+			rm.p.arguments = it.Value()
+		case "inputResponses":
+			rm.p.inputResponses = it.Value()
+		case "requestState":
+			rm.p.requestState = it.Value()
 		}
-		it.Leave(&inner)
 	}
 	if perr != nil {
 		return rm, perr

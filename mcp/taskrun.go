@@ -92,7 +92,7 @@ func (x *exchange) taskExchange(params []byte) *exchange {
 
 // toolRequest returns the request the handler of tool name receives.
 func (x *exchange) toolRequest(name string) *ToolRequest {
-	args, ok := jsonscan.Lookup(x.params, "arguments")
+	args, ok := x.param("arguments")
 	if !ok || jsonscan.Kind(args) == 'n' {
 		args = []byte("{}")
 	}

@@ -319,18 +319,32 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if x.snap.tools == nil {
 		return nil, methodNotFound(x.method)
 	}
-	nameV, _ := jsonscan.Lookup(x.params, "name")
-	name, ok := jsonscan.String(nameV)
+	nameV, _ := x.param("name")
+	raw, ok := jsonscan.StringBytes(nameV)
+	var name string
+	if ok && bytes.IndexByte(raw, '\\') >= 0 {
+		name, ok = jsonscan.String(nameV)
+	}
 	if !ok {
 		return nil, InvalidParams("Invalid params: tools/call needs a string name")
 	}
-	args, ok := jsonscan.Lookup(x.params, "arguments")
+	args, ok := x.param("arguments")
 	if !ok || jsonscan.Kind(args) == 'n' {
 		args = []byte("{}")
 	} else if !jsonscan.IsObject(args) {
 		return nil, InvalidParams("Invalid params: arguments must be an object")
 	}
-	t := x.snap.tools[name]
+	var t *toolEntry
+	if name == "" {
+		// No escapes: look the tool up without copying its name.
+		if t = x.snap.tools[string(raw)]; t != nil {
+			name = t.tool.Name
+		} else {
+			name = string(raw)
+		}
+	} else {
+		t = x.snap.tools[name]
+	}
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
 	}

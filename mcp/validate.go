@@ -70,7 +70,7 @@ func (s *Server) validate(msg *jsonrpc.Message, header http.Header) (string, req
 		return "", rm, s.unsupportedVersion(rm.version)
 	}
 	if header != nil {
-		if e := checkStandardHeaders(msg, header); e != nil {
+		if e := checkStandardHeaders(msg, &rm.p, header); e != nil {
 			return "", rm, e
 		}
 	}
@@ -103,7 +103,8 @@ func headerMismatch(msg string) *Error {
 }
 
 // checkStandardHeaders checks Mcp-Method and Mcp-Name against the body.
-func checkStandardHeaders(msg *jsonrpc.Message, header http.Header) *Error {
+// p holds the spans of msg.Params.
+func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, header http.Header) *Error {
 	mv := header[hdrMethod]
 	if len(mv) == 0 {
 		return headerMismatch("missing required Mcp-Method header")
@@ -126,7 +127,7 @@ func checkStandardHeaders(msg *jsonrpc.Message, header http.Header) *Error {
 	if err != nil {
 		return headerMismatch("header mismatch: Mcp-Name header contains invalid Base64 encoding")
 	}
-	body, _ := jsonscan.Lookup(msg.Params, field)
+	body, _ := p.lookup(msg.Params, field)
 	if !jsonscan.StringEqual(body, hval) {
 		bv, _ := jsonscan.String(body)
 		return headerMismatch("header mismatch: Mcp-Name header value '" + hval + "' does not match body value '" + bv + "'")

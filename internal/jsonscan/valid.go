@@ -1,6 +1,9 @@
 package jsonscan
 
-import "bytes"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // MaxDepth is the deepest nesting of arrays and objects that Valid accepts.
 // Deeper input is rejected, so that hostile messages cannot exhaust the
@@ -14,6 +17,34 @@ var strSafe = func() (t [256]bool) {
 	}
 	return t
 }()
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainEnd returns the index of the first byte at or after i that is not
+// plain string content: a quote, a backslash or a control character (below
+// 0x20), or len(b) when there is none. It looks at eight bytes at a time.
+func plainEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// Each term flags the bytes of one kind (below 0x20, equal to
+		// '"', equal to '\\'); a borrow can only flag bytes above the
+		// first true one, so the lowest flag is exact. The high bit of
+		// x^'"' and of x^'\\' is that of x, so one &^x serves all three.
+		q := x ^ ('"' * lsb)
+		s := x ^ ('\\' * lsb)
+		if m := ((x - 0x20*lsb) | (q - lsb) | (s - lsb)) &^ x & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
+	for i < len(b) && strSafe[b[i]] {
+		i++
+	}
+	return i
+}
 
 // Valid reports whether b is exactly one valid JSON value (with optional
 // surrounding space) nested at most MaxDepth deep. It does not allocate.
@@ -129,39 +160,45 @@ func literal(b []byte, i int, lit string) (int, bool) {
 }
 
 func validString(b []byte, i int) (int, bool) {
+	i, _, ok := validStringEsc(b, i)
+	return i, ok
+}
+
+// validStringEsc is validString that also reports whether the string has
+// a backslash escape.
+func validStringEsc(b []byte, i int) (end int, esc, ok bool) {
 	i++
 	for {
-		for i < len(b) && strSafe[b[i]] {
-			i++
-		}
+		i = plainEnd(b, i)
 		if i >= len(b) {
-			return i, false
+			return i, esc, false
 		}
 		switch b[i] {
 		case '"':
-			return i + 1, true
+			return i + 1, esc, true
 		case '\\':
+			esc = true
 			if i+1 >= len(b) {
-				return i, false
+				return i, esc, false
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(b) {
-					return i, false
+					return i, esc, false
 				}
 				for _, h := range b[i+2 : i+6] {
 					if !isHex(h) {
-						return i, false
+						return i, esc, false
 					}
 				}
 				i += 6
 			default:
-				return i, false
+				return i, esc, false
 			}
 		default: // a control character
-			return i, false
+			return i, esc, false
 		}
 	}
 }
@@ -261,13 +298,13 @@ func (c *Checked) Next(m *Member) bool {
 		c.state = 3
 		return false
 	}
-	kend, ok := validString(b, i)
+	kend, esc, ok := validStringEsc(b, i)
 	if !ok {
 		c.state = 3
 		return false
 	}
 	m.Key = b[i+1 : kend-1]
-	m.Escaped = bytes.IndexByte(m.Key, '\\') >= 0
+	m.Escaped = esc
 	i = SkipSpace(b, kend)
 	if i >= len(b) || b[i] != ':' {
 		c.state = 3
