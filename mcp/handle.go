@@ -53,6 +53,13 @@ type Notifier interface {
 // whose client reads too slowly; the transport then ends the stream
 // without a response, which tells the client to reconnect.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+	return s.handle(ctx, dst, in, n, nil)
+}
+
+// handle is Handle, with the headers the validator reads already picked
+// out of in.Header when hh is not nil (ServeHTTP does that in its one pass
+// over the header map).
+func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifier, hh *httpHeaders) ([]byte, int) {
 	msg := in.Message
 	if in.session != nil {
 		// Legacy era (2025-11-25 and earlier): served by legacy.go.
@@ -63,7 +70,18 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
 		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
-	version, rm, perr := s.validate(msg, in.Header)
+	var picked httpHeaders
+	if hh == nil && in.Header != nil {
+		picked = httpHeaders{
+			protocolVersion: in.Header[hdrProtocolVersion],
+			method:          in.Header[hdrMethod],
+			name:            in.Header[hdrName],
+		}
+		hh = &picked
+	} else if in.Header == nil {
+		hh = nil
+	}
+	version, rm, perr := s.validate(msg, hh)
 	if perr != nil {
 		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
 	}

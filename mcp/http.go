@@ -23,11 +23,13 @@ import (
 // server with ServerOptions.Auth, a request also needs a bearer token (see
 // AuthOptions), checked after the Origin, size and media type checks.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := s.checkOrigin(r); e != nil {
+	var hh httpHeaders
+	hh.scan(r.Header)
+	if e := s.checkOrigin(r, hh.origin); e != nil {
 		writeHTTPError(w, jsonrpc.ID{}, e)
 		return
 	}
-	if headerSize(r.Header) > s.maxHeader {
+	if hh.size > s.maxHeader {
 		writeHTTPError(w, jsonrpc.ID{}, errHeaderTooLarge)
 		return
 	}
@@ -40,7 +42,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
 		return
 	}
-	if !isJSONContentType(r.Header["Content-Type"]) {
+	if !isJSONContentType(hh.contentType) {
 		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
 		return
 	}
@@ -56,18 +58,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	msg, derr := jsonrpc.Decode(body)
-	if derr != nil {
+	// The message and the sink share one allocation: both outlive this
+	// frame (Handle keeps the message, handlers the sink).
+	hx := &httpExchange{}
+	msg := &hx.msg
+	var derr *jsonrpc.Error
+	if *msg, derr = jsonrpc.Decode(body); derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
-	principal, ok := s.authenticate(w, r, &msg)
+	principal, ok := s.authenticate(w, r, msg)
 	if !ok {
 		return
 	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &msg, body, principal) {
+	if s.serveLegacyPost(w, r, &hh, msg, body, principal) {
 		return
 	}
 	if msg.IsNotification() {
@@ -80,10 +86,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.getBuf()
 	defer s.putBuf(out)
-	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"]), keepAlive: s.keepAlive}
-	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header, Principal: principal}, sink)
+	sink := &hx.sink
+	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
+	resp, status := s.handle(r.Context(), *out, &Incoming{Message: msg, Header: r.Header, Principal: principal}, sink, &hh)
 	*out = resp[:0]
 	sink.finish(resp, status)
+}
+
+// httpExchange is the state of one Streamable HTTP request that outlives
+// ServeHTTP's frame, in one allocation.
+type httpExchange struct {
+	msg  jsonrpc.Message
+	sink httpSink
 }
 
 // httpSink turns request-scoped notifications into an SSE response stream.
@@ -211,16 +225,47 @@ func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
 
 var errTooLarge = errors.New("body too large")
 
-// headerSize is the total size of the header names and values, as they
-// arrived less the separators.
-func headerSize(h http.Header) int {
+// httpHeaders holds the request headers that ServeHTTP and the validator
+// read, picked out of the header map in the one pass over it that also
+// sums its size, so that none of them costs a map lookup of its own.
+type httpHeaders struct {
+	// size is the total size of the header names and values, as they
+	// arrived less the separators.
+	size            int
+	contentType     []string
+	accept          []string
+	origin          []string
+	sessionID       []string
+	protocolVersion []string
+	method          []string
+	name            []string
+}
+
+// scan fills hh from h. Keys match exactly, as index expressions on h do.
+func (hh *httpHeaders) scan(h http.Header) {
 	n := 0
 	for k, vs := range h {
 		for _, v := range vs {
 			n += len(k) + len(v)
 		}
+		switch k {
+		case "Content-Type":
+			hh.contentType = vs
+		case "Accept":
+			hh.accept = vs
+		case "Origin":
+			hh.origin = vs
+		case hdrSessionID:
+			hh.sessionID = vs
+		case hdrProtocolVersion:
+			hh.protocolVersion = vs
+		case hdrMethod:
+			hh.method = vs
+		case hdrName:
+			hh.name = vs
+		}
 	}
-	return n
+	hh.size = n
 }
 
 // readBody reads r into buf, failing with errTooLarge past limit bytes.
@@ -272,8 +317,9 @@ func acceptsSSE(v []string) bool {
 // loopback origin or allowed by ServerOptions.AllowedOrigins, and a request
 // that reached a loopback address must name a loopback Host or an allowed
 // one.
-func (s *Server) checkOrigin(r *http.Request) *Error {
-	if origins := r.Header["Origin"]; len(origins) > 0 {
+// origins holds the request's Origin header values.
+func (s *Server) checkOrigin(r *http.Request, origins []string) *Error {
+	if len(origins) > 0 {
 		if !s.originAllowed(origins[0]) {
 			return errForbiddenOrigin
 		}
