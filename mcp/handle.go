@@ -53,13 +53,14 @@ type Notifier interface {
 // whose client reads too slowly; the transport then ends the stream
 // without a response, which tells the client to reconnect.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
-	return s.handle(ctx, dst, in, n, nil)
+	return s.handle(ctx, dst, in, n, nil, nil)
 }
 
 // handle is Handle, with the headers the validator reads already picked
 // out of in.Header when hh is not nil (ServeHTTP does that in its one pass
-// over the header map).
-func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifier, hh *httpHeaders) ([]byte, int) {
+// over the header map), and with the request's _meta already read when mv
+// is not nil (the transport decoded with jsonrpc.DecodeVisit).
+func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifier, hh *httpHeaders, mv *metaVisitor) ([]byte, int) {
 	msg := in.Message
 	if in.session != nil {
 		// Legacy era (2025-11-25 and earlier): served by legacy.go.
@@ -81,7 +82,7 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	} else if in.Header == nil {
 		hh = nil
 	}
-	version, rm, perr := s.validate(msg, hh)
+	version, rm, perr := s.validate(msg, hh, mv)
 	if perr != nil {
 		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
 	}

@@ -63,10 +63,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{}
 	msg := &hx.msg
 	var derr *jsonrpc.Error
-	if *msg, derr = jsonrpc.Decode(body); derr != nil {
+	var mv metaVisitor
+	if *msg, derr = jsonrpc.DecodeVisit(body, mv.visit); derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
+	mv.finish(msg.Params)
 	principal, ok := s.authenticate(w, r, msg)
 	if !ok {
 		return
@@ -88,7 +90,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.putBuf(out)
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), *out, &Incoming{Message: msg, Header: r.Header, Principal: principal}, sink, &hh)
+	resp, status := s.handle(r.Context(), *out, &Incoming{Message: msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
 	*out = resp[:0]
 	sink.finish(resp, status)
 }

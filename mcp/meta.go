@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // RequestInfo is what a request said about itself in its _meta, plus what
@@ -174,6 +175,75 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 		return rm, perr
 	}
 	return rm, nil
+}
+
+// metaVisitor reads what scanMeta reads, from the events of
+// jsonrpc.DecodeVisit, so that the transport's one validating pass over a
+// request also finds its _meta and the params members of paramSpans. After
+// finish, rm and err are what scanMeta(msg.Params) returns.
+type metaVisitor struct {
+	rm      reqMeta
+	err     *Error
+	pending reqMeta // the members of the _meta object being reported
+	done    bool
+}
+
+func (v *metaVisitor) visit(ev jsonrpc.ParamsEvent, key []byte, escaped bool, value []byte) {
+	m := jsonscan.Member{Key: key, Escaped: escaped}
+	switch ev {
+	case jsonrpc.ParamsStart:
+		*v = metaVisitor{}
+	case jsonrpc.MetaMember:
+		switch string(memberKey(&m)) {
+		case metaProtocolVersion:
+			v.pending.version = value
+		case metaClientCapabilities:
+			v.pending.caps = value
+		case metaClientInfo:
+			v.pending.clientInfo = value
+		case metaLogLevel:
+			v.pending.logLevel = value
+		case "progressToken":
+			v.pending.progressToken = value
+		}
+	case jsonrpc.ParamsMember:
+		rm := &v.rm
+		switch string(memberKey(&m)) {
+		case "_meta":
+			// As in scanMeta: the last _meta wins.
+			p := &v.pending
+			if jsonscan.Kind(value) == '{' {
+				rm.present, v.err = true, nil
+				rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = p.version, p.caps, p.clientInfo, p.logLevel, p.progressToken
+			} else {
+				rm.present, v.err = false, InvalidParams("Invalid params: _meta must be an object")
+				rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = nil, nil, nil, nil, nil
+			}
+			*p = reqMeta{}
+		case "name":
+			rm.p.name = value
+		case "uri":
+			rm.p.uri = value
+		case "taskId":
+			rm.p.taskID = value
+		case "arguments":
+			rm.p.arguments = value
+		case "inputResponses":
+			rm.p.inputResponses = value
+		case "requestState":
+			rm.p.requestState = value
+		}
+	}
+}
+
+// finish completes the visit of a message that decoded without error.
+func (v *metaVisitor) finish(params []byte) {
+	if params == nil {
+		*v = metaVisitor{}
+	}
+	v.rm.p.src = params
+	v.pending = reqMeta{}
+	v.done = true
 }
 
 // decodeInfo fills a RequestInfo from the scanned _meta. version is the

@@ -23,6 +23,7 @@ const (
 // conformance suite require, and returns the served protocol version and
 // the scanned _meta. hh holds the request's Mcp-Protocol-Version,
 // Mcp-Method and Mcp-Name headers; it is nil on transports without headers.
+// mv, when not nil, holds the _meta that the transport read while decoding.
 //
 //  1. MCP-Protocol-Version header missing while _meta names a version: -32020
 //  2. _meta, its protocolVersion or its clientCapabilities missing: -32602
@@ -34,8 +35,14 @@ const (
 // Row 7 (Mcp-Param-* headers) needs the tool and runs at the start of
 // tools/call; row 8 (unknown method, -32601) and row 9 (missing client
 // capability, -32021) follow in Handle and in the method handlers.
-func (s *Server) validate(msg *jsonrpc.Message, hh *httpHeaders) (string, reqMeta, *Error) {
-	rm, err := scanMeta(msg.Params)
+func (s *Server) validate(msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor) (string, reqMeta, *Error) {
+	var rm reqMeta
+	var err *Error
+	if mv != nil && mv.done {
+		rm, err = mv.rm, mv.err // read while decoding
+	} else {
+		rm, err = scanMeta(msg.Params)
+	}
 	if err != nil {
 		return "", rm, err
 	}
