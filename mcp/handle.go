@@ -73,24 +73,19 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	var picked httpHeaders
 	if hh == nil && in.Header != nil {
-		picked = httpHeaders{
-			protocolVersion: in.Header[hdrProtocolVersion],
-			method:          in.Header[hdrMethod],
-			name:            in.Header[hdrName],
-		}
+		picked = pickHeaders(in.Header)
 		hh = &picked
 	} else if in.Header == nil {
 		hh = nil
+	}
+	if msg.Method == "server/discover" {
+		return s.discover(dst, msg, hh, mv)
 	}
 	version, rm, perr := s.validate(msg, hh, mv)
 	if perr != nil {
 		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
 	}
 	sn := s.snapshot()
-	if msg.Method == "server/discover" {
-		// The hot path: the result is encoded once per snapshot.
-		return jsonrpc.AppendResult(dst, msg.ID, sn.discover), http.StatusOK
-	}
 	h, ok := methods[msg.Method]
 	if !ok {
 		e := methodNotFound(msg.Method)
@@ -115,6 +110,25 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 		return jsonrpc.AppendError(dst[:mark], msg.ID, e.wire()), e.HTTPStatus()
 	}
 	return out, http.StatusOK
+}
+
+// pickHeaders picks the headers that validate reads out of h.
+func pickHeaders(h http.Header) httpHeaders {
+	return httpHeaders{
+		protocolVersion: h[hdrProtocolVersion],
+		method:          h[hdrMethod],
+		name:            h[hdrName],
+	}
+}
+
+// discover answers a modern server/discover request (the hot path): it is
+// validated like any request, and its result is encoded once per snapshot.
+// hh and mv are as for handle; msg does not escape.
+func (s *Server) discover(dst []byte, msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor) ([]byte, int) {
+	if _, _, perr := s.validate(msg, hh, mv); perr != nil {
+		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
+	}
+	return jsonrpc.AppendResult(dst, msg.ID, s.snapshot().discover), http.StatusOK
 }
 
 // run calls the method handler, turning a panic into an internal error so

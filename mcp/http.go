@@ -58,24 +58,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	// The message and the sink share one allocation: both outlive this
-	// frame (Handle keeps the message, handlers the sink).
-	hx := &httpExchange{}
-	msg := &hx.msg
-	var derr *jsonrpc.Error
+	var msg jsonrpc.Message
 	var mv metaVisitor
-	if *msg, derr = jsonrpc.DecodeVisit(body, mv.visit); derr != nil {
+	var derr *jsonrpc.Error
+	if msg, derr = jsonrpc.DecodeVisit(body, mv.visit); derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
 	mv.finish(msg.Params)
-	principal, ok := s.authenticate(w, r, msg)
+	principal, ok := s.authenticate(w, r, &msg)
 	if !ok {
 		return
 	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &hh, msg, body, principal) {
+	if s.serveLegacyPost(w, r, &hh, &msg, body, principal) {
 		return
 	}
 	if msg.IsNotification() {
@@ -88,9 +85,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.getBuf()
 	defer s.putBuf(out)
+	if msg.Method == "server/discover" {
+		// Answered without a sink (discover sends no notifications), and
+		// with the message on this frame: no allocation.
+		resp, status := s.discover(*out, &msg, &hh, &mv)
+		*out = resp[:0]
+		writeJSON(w, resp, status)
+		return
+	}
+	// The message and the sink share one allocation: both outlive this
+	// frame (Handle keeps the message, handlers the sink).
+	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), *out, &Incoming{Message: msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), *out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
 	*out = resp[:0]
 	sink.finish(resp, status)
 }
@@ -211,10 +219,14 @@ func (h *httpSink) finish(resp []byte, status int) {
 		writeHTTPError(h.w, jsonrpc.ID{}, &Error{Code: CodeInternalError, Message: "Internal error"})
 		return
 	}
-	hd := h.w.Header()
-	hd["Content-Type"] = jsonContentType
-	h.w.WriteHeader(status)
-	h.w.Write(resp)
+	writeJSON(h.w, resp, status)
+}
+
+// writeJSON writes resp as a JSON response with the given status.
+func writeJSON(w http.ResponseWriter, resp []byte, status int) {
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(status)
+	w.Write(resp)
 }
 
 var jsonContentType = []string{"application/json"}

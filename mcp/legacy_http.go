@@ -58,7 +58,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 			if hasModernMeta(msg.Params) {
 				return false
 			}
-			s.legacyInitialize(w, r, msg, p)
+			s.legacyInitialize(w, r, heapMsg(msg), p)
 			return true
 		}
 		if v := hh.protocolVersion; len(v) == 1 && s.isLegacyVersion(v[0]) && !hasModernMeta(msg.Params) {
@@ -81,15 +81,22 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 	}
 	switch {
 	case msg.IsResponse():
-		ss.deliver(msg)
+		ss.deliver(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	case msg.IsNotification():
-		ss.handleNotification(msg)
+		ss.handleNotification(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		ss.serveRequest(w, r, raw, p)
 	}
 	return true
+}
+
+// heapMsg returns a copy of msg for the legacy paths that keep it, so that
+// ServeHTTP's own message need not live on the heap.
+func heapMsg(msg *jsonrpc.Message) *jsonrpc.Message {
+	c := *msg
+	return &c
 }
 
 func writeSessionError(w http.ResponseWriter, id jsonrpc.ID, err error) {
