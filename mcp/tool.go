@@ -139,10 +139,14 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandler[In, Out]) {
 		}
 		tt.OutputSchema = json.RawMessage(b)
 	}
+	dec := newArgDecoder(reflect.TypeFor[In]())
 	s.addTool(&tt, func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
 		var in In
-		if err := json.Unmarshal(req.Arguments, &in); err != nil {
-			return errorResult("Invalid arguments for tool " + req.Name + ": " + err.Error()), nil
+		if dec == nil || !dec.decode(req.Arguments, reflect.ValueOf(&in).Elem()) {
+			in = *new(In) // the fast path may have set some fields
+			if err := json.Unmarshal(req.Arguments, &in); err != nil {
+				return errorResult("Invalid arguments for tool " + req.Name + ": " + err.Error()), nil
+			}
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
