@@ -198,7 +198,7 @@ type exchange struct {
 // requestInfo decodes the typed RequestInfo on first use.
 func (x *exchange) requestInfo() (*RequestInfo, error) {
 	if !x.infoDone {
-		if e := x.meta.decodeInfo(&x.info, x.version); e != nil {
+		if e := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo); e != nil {
 			return nil, e
 		}
 		if len(x.meta.progressToken) > 0 {

@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -249,6 +252,12 @@ func (v *metaVisitor) finish(params []byte) {
 // decodeInfo fills a RequestInfo from the scanned _meta. version is the
 // already-validated protocol version.
 func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
+	return rm.decodeInfoCached(info, version, nil)
+}
+
+// decodeInfoCached is decodeInfo with cache, when not nil, holding recent
+// clientInfo values; it is updated.
+func (rm *reqMeta) decodeInfoCached(info *RequestInfo, version string, cache *clientInfoCache) *Error {
 	info.ProtocolVersion = version
 	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) && !fastCaps(rm.caps, &info.ClientCapabilities, &info.caps) {
 		// Not the common shape: encoding/json decides, from scratch.
@@ -259,20 +268,10 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		}
 	}
 	if len(rm.clientInfo) > 0 {
-		// clientInfo is optional and informational: a malformed one is
-		// ignored. Read its three strings without encoding/json.
-		if it, ok := jsonscan.Object(rm.clientInfo); ok {
-			var m jsonscan.Member
-			for it.Next(&m) {
-				switch {
-				case m.KeyIs("name"):
-					info.ClientInfo.Name, _ = jsonscan.String(m.Value)
-				case m.KeyIs("version"):
-					info.ClientInfo.Version, _ = jsonscan.String(m.Value)
-				case m.KeyIs("title"):
-					info.ClientInfo.Title, _ = jsonscan.String(m.Value)
-				}
-			}
+		if cache == nil {
+			info.ClientInfo = decodeClientInfo(rm.clientInfo)
+		} else {
+			info.ClientInfo = cache.get(rm.clientInfo)
 		}
 	}
 	if len(rm.logLevel) > 0 {
@@ -283,6 +282,58 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		info.LogLevel = LogLevel(s)
 	}
 	return nil
+}
+
+// decodedClientInfo is a clientInfo and its raw JSON.
+type decodedClientInfo struct {
+	raw  []byte
+	impl Implementation
+}
+
+// clientInfoCache holds recently decoded clientInfo values, one per slot
+// chosen by a hash of the raw JSON, so that a few clients taking turns do
+// not evict each other. The same bytes always decode the same, and the
+// strings are immutable, so a hit is shared as it is.
+type clientInfoCache struct {
+	seed  maphash.Seed // set by NewServer
+	slots [16]atomic.Pointer[decodedClientInfo]
+}
+
+// get returns the clientInfo that raw decodes to.
+func (c *clientInfoCache) get(raw []byte) Implementation {
+	if c.seed == (maphash.Seed{}) {
+		return decodeClientInfo(raw) // a Server not made by NewServer
+	}
+	slot := &c.slots[maphash.Bytes(c.seed, raw)%uint64(len(c.slots))]
+	if d := slot.Load(); d != nil && string(d.raw) == string(raw) {
+		return d.impl
+	}
+	impl := decodeClientInfo(raw)
+	if len(raw) <= 1024 {
+		slot.Store(&decodedClientInfo{raw: bytes.Clone(raw), impl: impl})
+	}
+	return impl
+}
+
+// decodeClientInfo reads the three strings of a clientInfo without
+// encoding/json. clientInfo is optional and informational: a malformed one
+// is ignored.
+func decodeClientInfo(raw []byte) Implementation {
+	var impl Implementation
+	if it, ok := jsonscan.Object(raw); ok {
+		var m jsonscan.Member
+		for it.Next(&m) {
+			switch {
+			case m.KeyIs("name"):
+				impl.Name, _ = jsonscan.String(m.Value)
+			case m.KeyIs("version"):
+				impl.Version, _ = jsonscan.String(m.Value)
+			case m.KeyIs("title"):
+				impl.Title, _ = jsonscan.String(m.Value)
+			}
+		}
+	}
+	return impl
 }
 
 // capStore holds the capability values of one request.

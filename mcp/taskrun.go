@@ -542,7 +542,7 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 			x.version = sv
 		}
 	}
-	ierr := x.meta.decodeInfo(&x.info, x.version)
+	ierr := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo)
 	x.info.Principal = p
 	x.finish() // no request stream: nothing to notify
 	if te == nil || te.tool.TaskSupport == TaskNone {
