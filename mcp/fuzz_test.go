@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -189,9 +190,15 @@ func checkMetaVisitor(t *testing.T, params []byte) {
 		!same(got.clientInfo, want.clientInfo) || !same(got.logLevel, want.logLevel) || !same(got.progressToken, want.progressToken) {
 		t.Fatalf("params %s: visitor found _meta %+v, scanMeta %+v", params, got, want)
 	}
-	gp, wp := got.p, want.p
-	if !same(gp.src, wp.src) || !same(gp.name, wp.name) || !same(gp.uri, wp.uri) || !same(gp.taskID, wp.taskID) ||
-		!same(gp.arguments, wp.arguments) || !same(gp.inputResponses, wp.inputResponses) || !same(gp.requestState, wp.requestState) {
-		t.Fatalf("params %s: visitor found members %+v, scanMeta %+v", params, gp, wp)
+	if !same(got.p.src, want.p.src) || got.p.packed != want.p.packed {
+		t.Fatalf("params %s: visitor spans %+v, scanMeta %+v", params, got.p, want.p)
+	}
+	for _, key := range []string{"name", "uri", "taskId", "arguments", "inputResponses", "requestState", "_meta"} {
+		gv, gok := got.p.lookup(msg.Params, key)
+		wv, wok := want.p.lookup(msg.Params, key)
+		lv, lok := jsonscan.Lookup(msg.Params, key)
+		if gok != wok || gok != lok || !same(gv, wv) || !same(gv, lv) {
+			t.Fatalf("params %s: member %s: visitor %q, scanMeta %q, Lookup %q", params, key, gv, wv, lv)
+		}
 	}
 }

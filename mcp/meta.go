@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
+	"math"
 	"net/http"
 	"sync/atomic"
 
@@ -57,19 +58,84 @@ type reqMeta struct {
 	p paramSpans
 }
 
-// paramSpans holds the values of the top-level params members that
-// request handling reads, found by scanMeta's one walk of params so that
-// reading them does not walk params (and skip its _meta) again. A nil span
-// means the member is absent. When a name repeats, the last one wins, as
-// with jsonscan.Lookup.
+// metaSpans are the reserved members of one _meta object, as reqMeta
+// holds them; nil means absent.
+type metaSpans struct {
+	version, caps, clientInfo, logLevel, progressToken []byte
+}
+
+// setMeta sets the _meta members of rm.
+func (rm *reqMeta) setMeta(m *metaSpans) {
+	rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = m.version, m.caps, m.clientInfo, m.logLevel, m.progressToken
+}
+
+// The top-level params members that paramSpans holds.
+const (
+	paramName = iota
+	paramURI
+	paramTaskID
+	paramArguments
+	paramInputResponses
+	paramRequestState
+	numParams
+)
+
+// paramIndex returns the paramSpans slot of the params member name, or -1.
+func paramIndex(name string) int {
+	switch name {
+	case "name":
+		return paramName
+	case "uri":
+		return paramURI
+	case "taskId":
+		return paramTaskID
+	case "arguments":
+		return paramArguments
+	case "inputResponses":
+		return paramInputResponses
+	case "requestState":
+		return paramRequestState
+	}
+	return -1
+}
+
+// paramValues holds the values of the paramSpans members while params are
+// scanned; nil means absent.
+type paramValues [numParams][]byte
+
+// paramSpans holds where the values of the top-level params members that
+// request handling reads lie in params, found by the one walk of params
+// that also reads _meta, so that reading them does not walk params (and
+// skip its _meta) again. It holds offsets rather than slices to keep the
+// exchange small. When a name repeats, the last one wins, as with
+// jsonscan.Lookup.
 type paramSpans struct {
-	src            []byte // the params scanned; lookups in other params fall back to Lookup
-	name           []byte
-	uri            []byte
-	taskID         []byte
-	arguments      []byte
-	inputResponses []byte
-	requestState   []byte
+	src    []byte // the params scanned; lookups in other params fall back to Lookup
+	packed bool   // at is set
+	at     [numParams]struct{ off, n int32 }
+}
+
+// pack records v, values inside src, as offsets into src. When a value is
+// not inside src (or src is too large for the offsets), lookups fall back
+// to jsonscan.Lookup.
+func (p *paramSpans) pack(src []byte, v *paramValues) {
+	*p = paramSpans{src: src}
+	if int64(len(src)) > math.MaxInt32 {
+		return
+	}
+	for i, b := range v {
+		if b == nil {
+			continue
+		}
+		// Subslices of src end where src's array ends, so the difference
+		// of the capacities is the offset; the address check confirms it.
+		off := cap(src) - cap(b)
+		if off < 0 || off+len(b) > len(src) || len(b) == 0 || &src[off] != &b[0] {
+			return
+		}
+		p.at[i].off, p.at[i].n = int32(off), int32(len(b))
+	}
+	p.packed = true
 }
 
 // lookup returns the value of the top-level member key of params. It
@@ -77,25 +143,14 @@ type paramSpans struct {
 // key is one of the members they hold, and with jsonscan.Lookup otherwise
 // (params that were rebuilt since, say).
 func (p *paramSpans) lookup(params []byte, key string) ([]byte, bool) {
-	if len(params) == len(p.src) && (len(params) == 0 || &params[0] == &p.src[0]) {
-		var v []byte
-		switch key {
-		case "name":
-			v = p.name
-		case "uri":
-			v = p.uri
-		case "taskId":
-			v = p.taskID
-		case "arguments":
-			v = p.arguments
-		case "inputResponses":
-			v = p.inputResponses
-		case "requestState":
-			v = p.requestState
-		default:
-			return jsonscan.Lookup(params, key)
+	if p.packed && len(params) == len(p.src) && (len(params) == 0 || &params[0] == &p.src[0]) {
+		if i := paramIndex(key); i >= 0 {
+			a := p.at[i]
+			if a.n == 0 {
+				return nil, false
+			}
+			return params[a.off : a.off+a.n], true
 		}
-		return v, v != nil
 	}
 	return jsonscan.Lookup(params, key)
 }
@@ -121,8 +176,15 @@ func memberKey(m *jsonscan.Member) []byte {
 // reported by the validator so that the validation order stays in one
 // place.
 func scanMeta(params []byte) (reqMeta, *Error) {
+	var pv paramValues
+	rm, err := scanParams(params, &pv)
+	rm.p.pack(params, &pv)
+	return rm, err
+}
+
+// scanParams is scanMeta, leaving the paramSpans members in pv.
+func scanParams(params []byte, pv *paramValues) (reqMeta, *Error) {
 	var rm reqMeta
-	rm.p.src = params
 	if params == nil {
 		return rm, nil
 	}
@@ -138,7 +200,8 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 		switch string(memberKey(&k)) {
 		case "_meta":
 			inner, isObject := it.Enter()
-			rm.present, rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = false, nil, nil, nil, nil, nil
+			rm.present = false
+			rm.setMeta(&metaSpans{})
 			if !isObject {
 				it.Value()
 				perr = InvalidParams("Invalid params: _meta must be an object")
@@ -160,18 +223,10 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 				}
 			}
 			it.Leave(&inner)
-		case "name":
-			rm.p.name = it.Value()
-		case "uri":
-			rm.p.uri = it.Value()
-		case "taskId":
-			rm.p.taskID = it.Value()
-		case "arguments":
-			rm.p.arguments = it.Value()
-		case "inputResponses":
-			rm.p.inputResponses = it.Value()
-		case "requestState":
-			rm.p.requestState = it.Value()
+		default:
+			if i := paramIndex(string(memberKey(&k))); i >= 0 {
+				pv[i] = it.Value()
+			}
 		}
 	}
 	if perr != nil {
@@ -187,7 +242,8 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 type metaVisitor struct {
 	rm      reqMeta
 	err     *Error
-	pending reqMeta // the members of the _meta object being reported
+	pending metaSpans // the members of the _meta object being reported
+	params  paramValues
 	done    bool
 }
 
@@ -214,27 +270,18 @@ func (v *metaVisitor) visit(ev jsonrpc.ParamsEvent, key []byte, escaped bool, va
 		switch string(memberKey(&m)) {
 		case "_meta":
 			// As in scanMeta: the last _meta wins.
-			p := &v.pending
 			if jsonscan.Kind(value) == '{' {
 				rm.present, v.err = true, nil
-				rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = p.version, p.caps, p.clientInfo, p.logLevel, p.progressToken
+				rm.setMeta(&v.pending)
 			} else {
 				rm.present, v.err = false, InvalidParams("Invalid params: _meta must be an object")
-				rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = nil, nil, nil, nil, nil
+				rm.setMeta(&metaSpans{})
 			}
-			*p = reqMeta{}
-		case "name":
-			rm.p.name = value
-		case "uri":
-			rm.p.uri = value
-		case "taskId":
-			rm.p.taskID = value
-		case "arguments":
-			rm.p.arguments = value
-		case "inputResponses":
-			rm.p.inputResponses = value
-		case "requestState":
-			rm.p.requestState = value
+			v.pending = metaSpans{}
+		default:
+			if i := paramIndex(string(memberKey(&m))); i >= 0 {
+				v.params[i] = value
+			}
 		}
 	}
 }
@@ -244,8 +291,8 @@ func (v *metaVisitor) finish(params []byte) {
 	if params == nil {
 		*v = metaVisitor{}
 	}
-	v.rm.p.src = params
-	v.pending = reqMeta{}
+	v.rm.p.pack(params, &v.params)
+	v.pending = metaSpans{}
 	v.done = true
 }
 
