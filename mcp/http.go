@@ -58,6 +58,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	// The response is appended after the body, in the same pooled buffer;
+	// capping the body keeps an append to a span of it from reaching the
+	// response.
+	body = body[:len(body):len(body)]
 	var msg jsonrpc.Message
 	var mv metaVisitor
 	var derr *jsonrpc.Error
@@ -83,13 +87,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errResponseNotExp)
 		return
 	}
-	out := s.getBuf()
-	defer s.putBuf(out)
+	out := (*buf)[len(body):len(body)]
 	if msg.Method == "server/discover" {
 		// Answered without a sink (discover sends no notifications), and
 		// with the message on this frame: no allocation.
-		resp, status := s.discover(*out, &msg, &hh, &mv)
-		*out = resp[:0]
+		resp, status := s.discover(out, &msg, &hh, &mv)
+		keepGrown(buf, out, resp)
 		writeJSON(w, resp, status)
 		return
 	}
@@ -98,9 +101,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), *out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
-	*out = resp[:0]
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
+	keepGrown(buf, out, resp)
 	sink.finish(resp, status)
+}
+
+// keepGrown makes buf, the pooled buffer whose tail out was, the array resp
+// grew into, if it outgrew out, so that the pool keeps the larger buffer.
+func keepGrown(buf *[]byte, out, resp []byte) {
+	if cap(resp) != cap(out) {
+		*buf = resp[:0]
+	}
 }
 
 // httpExchange is the state of one Streamable HTTP request that outlives
@@ -386,7 +397,7 @@ func hostName(host string) string {
 		}
 		return host
 	}
-	if i := strings.IndexByte(host, ':'); i >= 0 && strings.Count(host, ":") == 1 {
+	if i := strings.IndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i+1:], ':') < 0 {
 		return host[:i]
 	}
 	return host
