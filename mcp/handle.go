@@ -188,11 +188,27 @@ type exchange struct {
 	// a task's later runs; nil otherwise.
 	task *taskRun
 
+	// toolReq is the ToolRequest of the exchange's first tools/call run,
+	// in the exchange's allocation (newToolRequest).
+	toolReq     ToolRequest
+	toolReqUsed bool
+
 	mu           sync.Mutex
 	done         bool
 	sentProgress bool   // next to done: the exchange stays in its size class
 	token        []byte // progress token, copied out of the request buffer
 	lastProgress float64
+}
+
+// newToolRequest returns the exchange's own ToolRequest the first time and a
+// new one after that (a rerun must not overwrite a request that an earlier
+// run's goroutines may still hold).
+func (x *exchange) newToolRequest() *ToolRequest {
+	if !x.toolReqUsed {
+		x.toolReqUsed = true
+		return &x.toolReq
+	}
+	return new(ToolRequest)
 }
 
 // requestInfo decodes the typed RequestInfo on first use.

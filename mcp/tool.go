@@ -377,7 +377,8 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if task {
 		return x.callTask(ctx, t, name, dst)
 	}
-	req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+	req := x.newToolRequest()
+	*req = ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
 	if err := x.openRound(&req.rd, info); err != nil {
 		return nil, err
 	}
