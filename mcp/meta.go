@@ -343,6 +343,7 @@ type decodedClientInfo struct {
 // strings are immutable, so a hit is shared as it is.
 type clientInfoCache struct {
 	seed  maphash.Seed // set by NewServer
+	last  atomic.Pointer[decodedClientInfo]
 	slots [16]atomic.Pointer[decodedClientInfo]
 }
 
@@ -351,15 +352,21 @@ func (c *clientInfoCache) get(raw []byte) Implementation {
 	if c.seed == (maphash.Seed{}) {
 		return decodeClientInfo(raw) // a Server not made by NewServer
 	}
-	slot := &c.slots[maphash.Bytes(c.seed, raw)%uint64(len(c.slots))]
-	if d := slot.Load(); d != nil && string(d.raw) == string(raw) {
+	// The value the previous request used first: no hash to compute.
+	if d := c.last.Load(); d != nil && string(d.raw) == string(raw) {
 		return d.impl
 	}
-	impl := decodeClientInfo(raw)
-	if len(raw) <= 1024 {
-		slot.Store(&decodedClientInfo{raw: bytes.Clone(raw), impl: impl})
+	slot := &c.slots[maphash.Bytes(c.seed, raw)%uint64(len(c.slots))]
+	d := slot.Load()
+	if d == nil || string(d.raw) != string(raw) {
+		if len(raw) > 1024 {
+			return decodeClientInfo(raw) // not worth keeping
+		}
+		d = &decodedClientInfo{raw: bytes.Clone(raw), impl: decodeClientInfo(raw)}
+		slot.Store(d)
 	}
-	return impl
+	c.last.Store(d)
+	return d.impl
 }
 
 // decodeClientInfo reads the three strings of a clientInfo without

@@ -371,7 +371,7 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if !task && t.tool.TaskSupport == TaskRequired {
 		return nil, missingTasksExtension()
 	}
-	if verr := t.input.Validate(args); verr != nil {
+	if verr := t.input.ValidateJSON(args); verr != nil { // args were validated with the request
 		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+verr.Error()))
 	}
 	if task {
