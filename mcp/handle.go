@@ -91,7 +91,16 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 		e := methodNotFound(msg.Method)
 		return jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
-	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
+	var x *exchange
+	if msg.Method == "tools/call" {
+		// The exchange and the ToolRequest in one allocation.
+		c := &toolExchange{}
+		x = &c.x
+		x.toolReq = &c.req
+	} else {
+		x = &exchange{}
+	}
+	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n, toolReq: x.toolReq}
 	x.info.Header = in.Header
 	x.info.Principal = in.Principal
 	mark := len(dst)
@@ -188,10 +197,9 @@ type exchange struct {
 	// a task's later runs; nil otherwise.
 	task *taskRun
 
-	// toolReq is the ToolRequest of the exchange's first tools/call run,
-	// in the exchange's allocation (newToolRequest).
-	toolReq     ToolRequest
-	toolReqUsed bool
+	// toolReq, when not nil, is a ToolRequest allocated with the exchange
+	// for its first tools/call run (newToolRequest).
+	toolReq *ToolRequest
 
 	mu           sync.Mutex
 	done         bool
@@ -200,15 +208,22 @@ type exchange struct {
 	lastProgress float64
 }
 
-// newToolRequest returns the exchange's own ToolRequest the first time and a
-// new one after that (a rerun must not overwrite a request that an earlier
+// newToolRequest returns the ToolRequest allocated with the exchange the
+// first time and a new one after that (a rerun must not overwrite a request that an earlier
 // run's goroutines may still hold).
 func (x *exchange) newToolRequest() *ToolRequest {
-	if !x.toolReqUsed {
-		x.toolReqUsed = true
-		return &x.toolReq
+	if r := x.toolReq; r != nil {
+		x.toolReq = nil
+		return r
 	}
 	return new(ToolRequest)
+}
+
+// toolExchange is an exchange for tools/call with its ToolRequest, in one
+// allocation.
+type toolExchange struct {
+	x   exchange
+	req ToolRequest
 }
 
 // requestInfo decodes the typed RequestInfo on first use.
