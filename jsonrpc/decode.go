@@ -38,6 +38,43 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 // of the methods MCP defines. The Message refers to data; data must not be
 // modified while the Message is in use.
 func Decode(data []byte) (Message, *Error) {
+	return decode(data, nil)
+}
+
+// A ParamsEvent tells a ParamsVisitor what it is given.
+type ParamsEvent int
+
+const (
+	// ParamsStart: a params object begins. Forget what earlier events
+	// reported (a message may repeat params; the last one counts).
+	ParamsStart ParamsEvent = iota
+	// MetaMember: a member of the object value of a params member named
+	// _meta. All of them come before the ParamsMember event of that _meta.
+	MetaMember
+	// ParamsMember: a top-level member of params, with its whole value.
+	ParamsMember
+)
+
+// A ParamsVisitor receives the members of a message's params object from
+// DecodeVisit. key is the raw member name (still escaped when escaped is
+// true); key and value point into the decoded buffer. For ParamsStart, key
+// and value are nil.
+type ParamsVisitor func(ev ParamsEvent, key []byte, escaped bool, value []byte)
+
+// DecodeVisit is Decode, and in the same validating pass it reports the
+// members of the message's params object to visit: for every params object
+// in the message (normally one) a ParamsStart event, then for each of its
+// members a ParamsMember event, preceded, for a member named _meta (MCP's
+// reserved metadata) whose value is an object, by one MetaMember event per
+// member of that object. Members come in the order of the text. Events
+// may be reported for a message that Decode then rejects, and for a params
+// that is not the message's last; use them only when DecodeVisit returns no
+// error, and only with the returned Message's Params.
+func DecodeVisit(data []byte, visit ParamsVisitor) (Message, *Error) {
+	return decode(data, visit)
+}
+
+func decode(data []byte, visit ParamsVisitor) (Message, *Error) {
 	var msg Message
 	switch jsonscan.Kind(data) {
 	case '{':
@@ -61,14 +98,19 @@ func Decode(data []byte) (Message, *Error) {
 	// One pass both validates the text and reads the envelope.
 	it := jsonscan.CheckObject(data)
 	var m jsonscan.Member
-	for it.Next(&m) {
-		key := string(m.Key)
-		if m.Escaped {
-			if s, ok := jsonscan.String(append(append([]byte{'"'}, m.Key...), '"')); ok {
-				key = s
+	for it.NextKey(&m) {
+		key := memberKey(&m)
+		if visit != nil && string(key) == "params" {
+			if v, ok := visitParams(&it, visit); ok {
+				msg.Params = v
 			}
+			continue
 		}
-		switch key {
+		var ok bool
+		if m.Value, ok = it.Value(); !ok {
+			break
+		}
+		switch string(key) {
 		case "jsonrpc":
 			version = m.Value
 		case "id":
@@ -134,6 +176,49 @@ func Decode(data []byte) (Message, *Error) {
 		return msg, nil
 	}
 	return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a response needs exactly one of result and error"}
+}
+
+// memberKey returns a member's name with escapes decoded; it allocates only
+// for a name that has escapes.
+func memberKey(m *jsonscan.Member) []byte {
+	if !m.Escaped {
+		return m.Key
+	}
+	if s, ok := jsonscan.String(append(append([]byte{'"'}, m.Key...), '"')); ok {
+		return []byte(s)
+	}
+	return m.Key
+}
+
+// visitParams validates the value of the params member that it has just
+// read the name of, reporting an object's members to visit, and returns the
+// value; false means a syntax error.
+func visitParams(it *jsonscan.Checked, visit ParamsVisitor) ([]byte, bool) {
+	p, isObject := it.Enter()
+	if !isObject {
+		return it.Value()
+	}
+	visit(ParamsStart, nil, false, nil)
+	var m, mm jsonscan.Member
+	for p.NextKey(&m) {
+		if string(memberKey(&m)) == "_meta" {
+			if meta, isObject := p.Enter(); isObject {
+				for meta.Next(&mm) {
+					visit(MetaMember, mm.Key, mm.Escaped, mm.Value)
+				}
+				m.Value, _ = p.Leave(&meta)
+			} else {
+				m.Value, _ = p.Value()
+			}
+		} else {
+			m.Value, _ = p.Value()
+		}
+		if m.Value == nil {
+			break // a syntax error: the walk is invalid
+		}
+		visit(ParamsMember, m.Key, m.Escaped, m.Value)
+	}
+	return it.Leave(&p)
 }
 
 func parseError(data []byte) *Error {

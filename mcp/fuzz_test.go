@@ -10,6 +10,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func fuzzServer() *Server {
@@ -133,7 +136,10 @@ func FuzzHeaderValue(f *testing.F) {
 func FuzzScanMeta(f *testing.F) {
 	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}}`))
 	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}`))
+	f.Add([]byte(`{"name":"a","_meta":5,"n\u0061me":"b","arguments":{"_meta":{}},"_meta":{"progressToken":1},"uri":"u","taskId":"t","inputResponses":{},"requestState":"s"}`))
+	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/logLevel":"x"},"\u005fmeta":[]}`))
 	f.Fuzz(func(t *testing.T, params []byte) {
+		checkMetaVisitor(t, params)
 		if !json.Valid(params) {
 			return
 		}
@@ -159,4 +165,40 @@ func FuzzScanMeta(f *testing.F) {
 
 func b64std(s string) string {
 	return base64.StdEncoding.EncodeToString([]byte(s))
+}
+
+// checkMetaVisitor checks that reading _meta while decoding a request with
+// these params (metaVisitor) finds exactly what scanMeta finds.
+func checkMetaVisitor(t *testing.T, params []byte) {
+	t.Helper()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + string(params) + `}`)
+	var mv metaVisitor
+	msg, derr := jsonrpc.DecodeVisit(body, mv.visit)
+	if derr != nil {
+		return
+	}
+	mv.finish(msg.Params)
+	rm, err := scanMeta(msg.Params)
+	if (err == nil) != (mv.err == nil) || (err != nil && err.Message != mv.err.Message) {
+		t.Fatalf("params %s: visitor error %v, scanMeta %v", params, mv.err, err)
+	}
+	same := func(a, b []byte) bool {
+		return len(a) == len(b) && (a == nil) == (b == nil) && (len(a) == 0 || &a[0] == &b[0])
+	}
+	got, want := mv.rm, rm
+	if got.present != want.present || !same(got.version, want.version) || !same(got.caps, want.caps) ||
+		!same(got.clientInfo, want.clientInfo) || !same(got.logLevel, want.logLevel) || !same(got.progressToken, want.progressToken) {
+		t.Fatalf("params %s: visitor found _meta %+v, scanMeta %+v", params, got, want)
+	}
+	if !same(got.p.src, want.p.src) || got.p.packed != want.p.packed {
+		t.Fatalf("params %s: visitor spans %+v, scanMeta %+v", params, got.p, want.p)
+	}
+	for _, key := range []string{"name", "uri", "taskId", "arguments", "inputResponses", "requestState", "_meta"} {
+		gv, gok := got.p.lookup(msg.Params, key)
+		wv, wok := want.p.lookup(msg.Params, key)
+		lv, lok := jsonscan.Lookup(msg.Params, key)
+		if gok != wok || gok != lok || !same(gv, wv) || !same(gv, lv) {
+			t.Fatalf("params %s: member %s: visitor %q, scanMeta %q, Lookup %q", params, key, gv, wv, lv)
+		}
+	}
 }

@@ -53,15 +53,23 @@ type Notifier interface {
 // whose client reads too slowly; the transport then ends the stream
 // without a response, which tells the client to reconnect.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+	return s.handle(ctx, dst, in, n, nil, nil)
+}
+
+// handle is Handle, with the headers the validator reads already picked
+// out of in.Header when hh is not nil (ServeHTTP does that in its one pass
+// over the header map), and with the request's _meta already read when mv
+// is not nil (the transport decoded with jsonrpc.DecodeVisit).
+func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifier, hh *httpHeaders, mv *metaVisitor) ([]byte, int) {
 	if in.session != nil {
 		// Legacy era (2025-11-25 and earlier): served by legacy.go.
 		return s.handleLegacy(ctx, dst, in, n)
 	}
-	// Handle itself keeps a small frame: a listen stream idles below it,
+	// handle itself keeps a small frame: a listen stream idles below it,
 	// and the runtime shrinks an idle goroutine's stack only when its
 	// frames use less than a quarter of it. The work is in prepare and
 	// answerError, which have returned by then.
-	x, h, out, status := s.prepare(dst, in, n)
+	x, h, out, status := s.prepare(dst, in, n, hh, mv)
 	if x == nil {
 		return out, status
 	}
@@ -77,28 +85,44 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 // prepare validates a modern request and answers what needs no method
 // handler: errors, and server/discover. It returns the exchange and the
 // handler of a request to run, or a nil exchange and the complete response.
-func (s *Server) prepare(dst []byte, in *Incoming, n Notifier) (*exchange, methodHandler, []byte, int) {
+func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, mv *metaVisitor) (*exchange, methodHandler, []byte, int) {
 	msg := in.Message
 	if msg.Method == "initialize" {
 		// A modern request (or a transport without legacy sessions).
 		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
-	version, rm, perr := s.validate(msg, in.Header)
+	var picked httpHeaders
+	if hh == nil && in.Header != nil {
+		picked = pickHeaders(in.Header)
+		hh = &picked
+	} else if in.Header == nil {
+		hh = nil
+	}
+	if msg.Method == "server/discover" {
+		out, status := s.discover(dst, msg, hh, mv)
+		return nil, nil, out, status
+	}
+	version, rm, perr := s.validate(msg, hh, mv)
 	if perr != nil {
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
 	}
 	sn := s.snapshot()
-	if msg.Method == "server/discover" {
-		// The hot path: the result is encoded once per snapshot.
-		return nil, nil, jsonrpc.AppendResult(dst, msg.ID, sn.discover), http.StatusOK
-	}
 	h, ok := methods[msg.Method]
 	if !ok {
 		e := methodNotFound(msg.Method)
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
-	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n}
+	var x *exchange
+	if msg.Method == "tools/call" {
+		// The exchange and the ToolRequest in one allocation.
+		c := &toolExchange{}
+		x = &c.x
+		x.toolReq = &c.req
+	} else {
+		x = &exchange{}
+	}
+	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n, toolReq: x.toolReq}
 	x.info.Header = in.Header
 	x.info.Principal = in.Principal
 	return x, h, nil, 0
@@ -117,6 +141,25 @@ func (s *Server) answerError(x *exchange, n Notifier, err error, dst []byte) ([]
 	}
 	s.challengeFor(n, e)
 	return jsonrpc.AppendError(dst, x.id, e.wire()), e.HTTPStatus()
+}
+
+// pickHeaders picks the headers that validate reads out of h.
+func pickHeaders(h http.Header) httpHeaders {
+	return httpHeaders{
+		protocolVersion: h[hdrProtocolVersion],
+		method:          h[hdrMethod],
+		name:            h[hdrName],
+	}
+}
+
+// discover answers a modern server/discover request (the hot path): it is
+// validated like any request, and its result is encoded once per snapshot.
+// hh and mv are as for handle; msg does not escape.
+func (s *Server) discover(dst []byte, msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor) ([]byte, int) {
+	if _, _, perr := s.validate(msg, hh, mv); perr != nil {
+		return jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
+	}
+	return jsonrpc.AppendResult(dst, msg.ID, s.snapshot().discover), http.StatusOK
 }
 
 // run calls the method handler, turning a panic into an internal error so
@@ -176,6 +219,10 @@ type exchange struct {
 	// a task's later runs; nil otherwise.
 	task *taskRun
 
+	// toolReq, when not nil, is a ToolRequest allocated with the exchange
+	// for its first tools/call run (newToolRequest).
+	toolReq *ToolRequest
+
 	mu           sync.Mutex
 	done         bool
 	sentProgress bool   // next to done: the exchange stays in its size class
@@ -183,10 +230,28 @@ type exchange struct {
 	lastProgress float64
 }
 
+// newToolRequest returns the ToolRequest allocated with the exchange the
+// first time and a new one after that (a rerun must not overwrite a request that an earlier
+// run's goroutines may still hold).
+func (x *exchange) newToolRequest() *ToolRequest {
+	if r := x.toolReq; r != nil {
+		x.toolReq = nil
+		return r
+	}
+	return new(ToolRequest)
+}
+
+// toolExchange is an exchange for tools/call with its ToolRequest, in one
+// allocation.
+type toolExchange struct {
+	x   exchange
+	req ToolRequest
+}
+
 // requestInfo decodes the typed RequestInfo on first use.
 func (x *exchange) requestInfo() (*RequestInfo, error) {
 	if !x.infoDone {
-		if e := x.meta.decodeInfo(&x.info, x.version); e != nil {
+		if e := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo); e != nil {
 			return nil, e
 		}
 		if len(x.meta.progressToken) > 0 {
@@ -195,6 +260,12 @@ func (x *exchange) requestInfo() (*RequestInfo, error) {
 		x.infoDone = true
 	}
 	return &x.info, nil
+}
+
+// param returns the value of the top-level params member key, and whether
+// it is present.
+func (x *exchange) param(key string) ([]byte, bool) {
+	return x.meta.p.lookup(x.params, key)
 }
 
 // finish marks the exchange as answered: later notifications are dropped.

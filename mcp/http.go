@@ -24,11 +24,13 @@ import (
 // server with ServerOptions.Auth, a request also needs a bearer token (see
 // AuthOptions), checked after the Origin, size and media type checks.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if e := s.checkOrigin(r); e != nil {
+	var hh httpHeaders
+	hh.scan(r.Header)
+	if e := s.checkOrigin(r, hh.origin); e != nil {
 		writeHTTPError(w, jsonrpc.ID{}, e)
 		return
 	}
-	if headerSize(r.Header) > s.maxHeader {
+	if hh.size > s.maxHeader {
 		writeHTTPError(w, jsonrpc.ID{}, errHeaderTooLarge)
 		return
 	}
@@ -41,7 +43,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
 		return
 	}
-	if !isJSONContentType(r.Header["Content-Type"]) {
+	if !isJSONContentType(hh.contentType) {
 		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
 		return
 	}
@@ -57,18 +59,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	msg, derr := jsonrpc.Decode(body)
-	if derr != nil {
+	// The response is appended after the body, in the same pooled buffer;
+	// capping the body keeps an append to a span of it from reaching the
+	// response.
+	body = body[:len(body):len(body)]
+	var msg jsonrpc.Message
+	var mv metaVisitor
+	var derr *jsonrpc.Error
+	if msg, derr = jsonrpc.DecodeVisit(body, mv.visit); derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
+	mv.finish(msg.Params)
 	principal, ok := s.authenticate(w, r, &msg)
 	if !ok {
 		return
 	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &msg, body, principal) {
+	if s.serveLegacyPost(w, r, &hh, &msg, body, principal) {
 		return
 	}
 	if msg.IsNotification() {
@@ -79,12 +88,54 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errResponseNotExp)
 		return
 	}
-	out := s.responseBuf(&msg, body, buf)
-	defer s.putBuf(out)
-	sink := &httpSink{w: w, allowSSE: acceptsSSE(r.Header["Accept"]), keepAlive: s.keepAlive}
-	resp, status := s.Handle(r.Context(), *out, &Incoming{Message: &msg, Header: r.Header, Principal: principal}, sink)
-	*out = resp[:0]
+	out := (*buf)[len(body):len(body)]
+	if msg.Method == "server/discover" {
+		// Answered without a sink (discover sends no notifications), and
+		// with the message on this frame: no allocation.
+		resp, status := s.discover(out, &msg, &hh, &mv)
+		keepGrown(buf, out, resp)
+		writeJSON(w, resp, status)
+		return
+	}
+	if msg.Method == methodListen {
+		// A listen stream stays in handle for as long as it is open, and
+		// holds no pooled buffer meanwhile: the message and its _meta are
+		// read again from a copy of the body, the pooled buffer goes back
+		// to the pool (putBuf ignores the emptied one when ServeHTTP
+		// returns), and the response buffer is allocated when the stream
+		// ends.
+		body = slices.Clone(body)
+		mv = metaVisitor{}
+		msg, _ = jsonrpc.DecodeVisit(body, mv.visit) // it decoded before
+		mv.finish(msg.Params)
+		pooled := new([]byte)
+		*pooled, *buf = *buf, nil
+		s.putBuf(pooled)
+		out = nil
+	}
+	// The message and the sink share one allocation: both outlive this
+	// frame (Handle keeps the message, handlers the sink).
+	hx := &httpExchange{msg: msg}
+	sink := &hx.sink
+	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
+	keepGrown(buf, out, resp)
 	sink.finish(resp, status)
+}
+
+// keepGrown makes buf, the pooled buffer whose tail out was, the array resp
+// grew into, if it outgrew out, so that the pool keeps the larger buffer.
+func keepGrown(buf *[]byte, out, resp []byte) {
+	if cap(resp) != cap(out) {
+		*buf = resp[:0]
+	}
+}
+
+// httpExchange is the state of one Streamable HTTP request that outlives
+// ServeHTTP's frame, in one allocation.
+type httpExchange struct {
+	msg  jsonrpc.Message
+	sink httpSink
 }
 
 // httpSink turns request-scoped notifications into an SSE response stream.
@@ -203,31 +254,14 @@ func (h *httpSink) finish(resp []byte, status int) {
 		writeHTTPError(h.w, jsonrpc.ID{}, &Error{Code: CodeInternalError, Message: "Internal error"})
 		return
 	}
-	hd := h.w.Header()
-	hd["Content-Type"] = jsonContentType
-	h.w.WriteHeader(status)
-	h.w.Write(resp)
+	writeJSON(h.w, resp, status)
 }
 
-// responseBuf returns the buffer for the response to msg, from the pool.
-// A listen stream stays in Handle for as long as it is open, so for a
-// subscriptions/listen request responseBuf instead decodes msg again from
-// a copy of body and gives the pooled buffer buf that holds body back to
-// the pool (leaving buf empty, which putBuf ignores), and the response
-// buffer, empty, is allocated when the stream ends.
-func (s *Server) responseBuf(msg *jsonrpc.Message, body []byte, buf *[]byte) *[]byte {
-	if msg.Method != methodListen {
-		return s.getBuf()
-	}
-	m, derr := jsonrpc.Decode(slices.Clone(body))
-	if derr != nil {
-		return s.getBuf() // not reached: body decoded before
-	}
-	*msg = m
-	b := new([]byte)
-	*b, *buf = *buf, nil
-	s.putBuf(b)
-	return new([]byte)
+// writeJSON writes resp as a JSON response with the given status.
+func writeJSON(w http.ResponseWriter, resp []byte, status int) {
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(status)
+	w.Write(resp)
 }
 
 var jsonContentType = []string{"application/json"}
@@ -240,16 +274,47 @@ func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
 
 var errTooLarge = errors.New("body too large")
 
-// headerSize is the total size of the header names and values, as they
-// arrived less the separators.
-func headerSize(h http.Header) int {
+// httpHeaders holds the request headers that ServeHTTP and the validator
+// read, picked out of the header map in the one pass over it that also
+// sums its size, so that none of them costs a map lookup of its own.
+type httpHeaders struct {
+	// size is the total size of the header names and values, as they
+	// arrived less the separators.
+	size            int
+	contentType     []string
+	accept          []string
+	origin          []string
+	sessionID       []string
+	protocolVersion []string
+	method          []string
+	name            []string
+}
+
+// scan fills hh from h. Keys match exactly, as index expressions on h do.
+func (hh *httpHeaders) scan(h http.Header) {
 	n := 0
 	for k, vs := range h {
 		for _, v := range vs {
 			n += len(k) + len(v)
 		}
+		switch k {
+		case "Content-Type":
+			hh.contentType = vs
+		case "Accept":
+			hh.accept = vs
+		case "Origin":
+			hh.origin = vs
+		case hdrSessionID:
+			hh.sessionID = vs
+		case hdrProtocolVersion:
+			hh.protocolVersion = vs
+		case hdrMethod:
+			hh.method = vs
+		case hdrName:
+			hh.name = vs
+		}
 	}
-	return n
+	hh.size = n
 }
 
 // readBody reads r into buf, failing with errTooLarge past limit bytes.
@@ -301,8 +366,9 @@ func acceptsSSE(v []string) bool {
 // loopback origin or allowed by ServerOptions.AllowedOrigins, and a request
 // that reached a loopback address must name a loopback Host or an allowed
 // one.
-func (s *Server) checkOrigin(r *http.Request) *Error {
-	if origins := r.Header["Origin"]; len(origins) > 0 {
+// origins holds the request's Origin header values.
+func (s *Server) checkOrigin(r *http.Request, origins []string) *Error {
+	if len(origins) > 0 {
 		if !s.originAllowed(origins[0]) {
 			return errForbiddenOrigin
 		}
@@ -355,7 +421,7 @@ func hostName(host string) string {
 		}
 		return host
 	}
-	if i := strings.IndexByte(host, ':'); i >= 0 && strings.Count(host, ":") == 1 {
+	if i := strings.IndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i+1:], ':') < 0 {
 		return host[:i]
 	}
 	return host

@@ -41,14 +41,15 @@ var (
 
 // serveLegacyPost serves a POST of the legacy era and reports true, or
 // reports false for modern traffic, which ServeHTTP then serves. raw is the
-// body msg was decoded from; p is the authenticated caller, if any.
-func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, raw []byte, p *Principal) bool {
+// body msg was decoded from; hh holds the request's headers, picked by
+// ServeHTTP; p is the authenticated caller, if any.
+func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, raw []byte, p *Principal) bool {
 	if s.legacy == nil {
 		return false
 	}
 	// The checks are ordered so that modern traffic (no session id, not
-	// initialize) pays two map lookups and no scan of the body.
-	sid := r.Header[hdrSessionID]
+	// initialize) reads two headers and does not scan the body.
+	sid := hh.sessionID
 	if len(sid) == 0 {
 		switch {
 		case !msg.IsRequest():
@@ -57,10 +58,10 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *js
 			if hasModernMeta(msg.Params) {
 				return false
 			}
-			s.legacyInitialize(w, r, msg, p)
+			s.legacyInitialize(w, r, heapMsg(msg), p)
 			return true
 		}
-		if v := r.Header[hdrProtocolVersion]; len(v) == 1 && s.isLegacyVersion(v[0]) && !hasModernMeta(msg.Params) {
+		if v := hh.protocolVersion; len(v) == 1 && s.isLegacyVersion(v[0]) && !hasModernMeta(msg.Params) {
 			writeHTTPError(w, msg.ID, errNeedSession)
 			return true
 		}
@@ -74,21 +75,28 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, msg *js
 		writeSessionError(w, msg.ID, err)
 		return true
 	}
-	if v := r.Header[hdrProtocolVersion]; len(v) > 0 && !s.isLegacyVersion(v[0]) {
+	if v := hh.protocolVersion; len(v) > 0 && !s.isLegacyVersion(v[0]) {
 		writeHTTPError(w, msg.ID, &Error{Code: CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(legacyVersions, ", "), status: http.StatusBadRequest})
 		return true
 	}
 	switch {
 	case msg.IsResponse():
-		ss.deliver(msg)
+		ss.deliver(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	case msg.IsNotification():
-		ss.handleNotification(msg)
+		ss.handleNotification(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		ss.serveRequest(w, r, raw, p)
 	}
 	return true
+}
+
+// heapMsg returns a copy of msg for the legacy paths that keep it, so that
+// ServeHTTP's own message need not live on the heap.
+func heapMsg(msg *jsonrpc.Message) *jsonrpc.Message {
+	c := *msg
+	return &c
 }
 
 func writeSessionError(w http.ResponseWriter, id jsonrpc.ID, err error) {

@@ -1,10 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"hash/maphash"
+	"math"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // RequestInfo is what a request said about itself in its _meta, plus what
@@ -39,8 +44,9 @@ type RequestInfo struct {
 	caps capStore
 }
 
-// reqMeta holds the spans of the reserved _meta members of one request. The
-// spans point into the request buffer.
+// reqMeta holds the spans of the reserved _meta members of one request,
+// and of the top-level params members that the methods read (see
+// paramSpans). The spans point into the request buffer.
 type reqMeta struct {
 	present       bool
 	version       []byte // raw JSON string span
@@ -48,18 +54,142 @@ type reqMeta struct {
 	clientInfo    []byte
 	logLevel      []byte
 	progressToken []byte
+
+	p paramSpans
 }
 
-// scanMeta reads params._meta. It reports a protocol error for a _meta that
-// is present but malformed; absence of required members is reported by the
-// validator so that the validation order stays in one place.
+// metaSpans are the reserved members of one _meta object, as reqMeta
+// holds them; nil means absent.
+type metaSpans struct {
+	version, caps, clientInfo, logLevel, progressToken []byte
+}
+
+// setMeta sets the _meta members of rm.
+func (rm *reqMeta) setMeta(m *metaSpans) {
+	rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = m.version, m.caps, m.clientInfo, m.logLevel, m.progressToken
+}
+
+// The top-level params members that paramSpans holds.
+const (
+	paramName = iota
+	paramURI
+	paramTaskID
+	paramArguments
+	paramInputResponses
+	paramRequestState
+	numParams
+)
+
+// paramIndex returns the paramSpans slot of the params member name, or -1.
+func paramIndex(name string) int {
+	switch name {
+	case "name":
+		return paramName
+	case "uri":
+		return paramURI
+	case "taskId":
+		return paramTaskID
+	case "arguments":
+		return paramArguments
+	case "inputResponses":
+		return paramInputResponses
+	case "requestState":
+		return paramRequestState
+	}
+	return -1
+}
+
+// paramValues holds the values of the paramSpans members while params are
+// scanned; nil means absent.
+type paramValues [numParams][]byte
+
+// paramSpans holds where the values of the top-level params members that
+// request handling reads lie in params, found by the one walk of params
+// that also reads _meta, so that reading them does not walk params (and
+// skip its _meta) again. It holds offsets rather than slices to keep the
+// exchange small. When a name repeats, the last one wins, as with
+// jsonscan.Lookup.
+type paramSpans struct {
+	src    []byte // the params scanned; lookups in other params fall back to Lookup
+	packed bool   // at is set
+	at     [numParams]struct{ off, n int32 }
+}
+
+// pack records v, values inside src, as offsets into src. When a value is
+// not inside src (or src is too large for the offsets), lookups fall back
+// to jsonscan.Lookup.
+func (p *paramSpans) pack(src []byte, v *paramValues) {
+	*p = paramSpans{src: src}
+	if int64(len(src)) > math.MaxInt32 {
+		return
+	}
+	for i, b := range v {
+		if b == nil {
+			continue
+		}
+		// Subslices of src end where src's array ends, so the difference
+		// of the capacities is the offset; the address check confirms it.
+		off := cap(src) - cap(b)
+		if off < 0 || off+len(b) > len(src) || len(b) == 0 || &src[off] != &b[0] {
+			return
+		}
+		p.at[i].off, p.at[i].n = int32(off), int32(len(b))
+	}
+	p.packed = true
+}
+
+// lookup returns the value of the top-level member key of params. It
+// answers from the spans when params is what they were scanned from and
+// key is one of the members they hold, and with jsonscan.Lookup otherwise
+// (params that were rebuilt since, say).
+func (p *paramSpans) lookup(params []byte, key string) ([]byte, bool) {
+	if p.packed && len(params) == len(p.src) && (len(params) == 0 || &params[0] == &p.src[0]) {
+		if i := paramIndex(key); i >= 0 {
+			a := p.at[i]
+			if a.n == 0 {
+				return nil, false
+			}
+			return params[a.off : a.off+a.n], true
+		}
+	}
+	return jsonscan.Lookup(params, key)
+}
+
+// memberKey returns a member's key with escapes decoded. It allocates only
+// for a key that has escapes; a key that does not decode matches nothing.
+func memberKey(m *jsonscan.Member) []byte {
+	if !m.Escaped {
+		return m.Key
+	}
+	q := make([]byte, 0, len(m.Key)+2)
+	q = append(append(append(q, '"'), m.Key...), '"')
+	s, ok := jsonscan.String(q)
+	if !ok {
+		return nil
+	}
+	return []byte(s)
+}
+
+// scanMeta reads params._meta, and the top-level params members of
+// paramSpans, in one walk of params. It reports a protocol error for a
+// _meta that is present but malformed; absence of required members is
+// reported by the validator so that the validation order stays in one
+// place.
 func scanMeta(params []byte) (reqMeta, *Error) {
+	var pv paramValues
+	rm, err := scanParams(params, &pv)
+	rm.p.pack(params, &pv)
+	return rm, err
+}
+
+// scanParams is scanMeta, leaving the paramSpans members in pv.
+func scanParams(params []byte, pv *paramValues) (reqMeta, *Error) {
 	var rm reqMeta
 	if params == nil {
 		return rm, nil
 	}
-	// One walk of params: the _meta object is read in place. When _meta
-	// repeats, the last one wins, as with encoding/json.
+	// The _meta object is read in place. When _meta repeats, the last one
+	// wins, as with encoding/json.
 	it, ok := jsonscan.Object(params)
 	if !ok {
 		return rm, nil
@@ -67,31 +197,37 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 	var perr *Error
 	var k, m jsonscan.Member
 	for it.NextKey(&k) {
-		if !k.KeyIs("_meta") {
-			continue
-		}
-		inner, isObject := it.Enter()
-		if !isObject {
-			it.Value()
-			rm, perr = reqMeta{}, InvalidParams("Invalid params: _meta must be an object")
-			continue
-		}
-		rm, perr = reqMeta{present: true}, nil
-		for inner.Next(&m) {
-			switch {
-			case m.KeyIs(metaProtocolVersion):
-				rm.version = m.Value
-			case m.KeyIs(metaClientCapabilities):
-				rm.caps = m.Value
-			case m.KeyIs(metaClientInfo):
-				rm.clientInfo = m.Value
-			case m.KeyIs(metaLogLevel):
-				rm.logLevel = m.Value
-			case m.KeyIs("progressToken"):
-				rm.progressToken = m.Value
+		switch string(memberKey(&k)) {
+		case "_meta":
+			inner, isObject := it.Enter()
+			rm.present = false
+			rm.setMeta(&metaSpans{})
+			if !isObject {
+				it.Value()
+				perr = InvalidParams("Invalid params: _meta must be an object")
+				continue
+			}
+			rm.present, perr = true, nil
+			for inner.Next(&m) {
+				switch string(memberKey(&m)) {
+				case metaProtocolVersion:
+					rm.version = m.Value
+				case metaClientCapabilities:
+					rm.caps = m.Value
+				case metaClientInfo:
+					rm.clientInfo = m.Value
+				case metaLogLevel:
+					rm.logLevel = m.Value
+				case "progressToken":
+					rm.progressToken = m.Value
+				}
+			}
+			it.Leave(&inner)
+		default:
+			if i := paramIndex(string(memberKey(&k))); i >= 0 {
+				pv[i] = it.Value()
 			}
 		}
-		it.Leave(&inner)
 	}
 	if perr != nil {
 		return rm, perr
@@ -99,9 +235,76 @@ func scanMeta(params []byte) (reqMeta, *Error) {
 	return rm, nil
 }
 
+// metaVisitor reads what scanMeta reads, from the events of
+// jsonrpc.DecodeVisit, so that the transport's one validating pass over a
+// request also finds its _meta and the params members of paramSpans. After
+// finish, rm and err are what scanMeta(msg.Params) returns.
+type metaVisitor struct {
+	rm      reqMeta
+	err     *Error
+	pending metaSpans // the members of the _meta object being reported
+	params  paramValues
+	done    bool
+}
+
+func (v *metaVisitor) visit(ev jsonrpc.ParamsEvent, key []byte, escaped bool, value []byte) {
+	m := jsonscan.Member{Key: key, Escaped: escaped}
+	switch ev {
+	case jsonrpc.ParamsStart:
+		*v = metaVisitor{}
+	case jsonrpc.MetaMember:
+		switch string(memberKey(&m)) {
+		case metaProtocolVersion:
+			v.pending.version = value
+		case metaClientCapabilities:
+			v.pending.caps = value
+		case metaClientInfo:
+			v.pending.clientInfo = value
+		case metaLogLevel:
+			v.pending.logLevel = value
+		case "progressToken":
+			v.pending.progressToken = value
+		}
+	case jsonrpc.ParamsMember:
+		rm := &v.rm
+		switch string(memberKey(&m)) {
+		case "_meta":
+			// As in scanMeta: the last _meta wins.
+			if jsonscan.Kind(value) == '{' {
+				rm.present, v.err = true, nil
+				rm.setMeta(&v.pending)
+			} else {
+				rm.present, v.err = false, InvalidParams("Invalid params: _meta must be an object")
+				rm.setMeta(&metaSpans{})
+			}
+			v.pending = metaSpans{}
+		default:
+			if i := paramIndex(string(memberKey(&m))); i >= 0 {
+				v.params[i] = value
+			}
+		}
+	}
+}
+
+// finish completes the visit of a message that decoded without error.
+func (v *metaVisitor) finish(params []byte) {
+	if params == nil {
+		*v = metaVisitor{}
+	}
+	v.rm.p.pack(params, &v.params)
+	v.pending = metaSpans{}
+	v.done = true
+}
+
 // decodeInfo fills a RequestInfo from the scanned _meta. version is the
 // already-validated protocol version.
 func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
+	return rm.decodeInfoCached(info, version, nil)
+}
+
+// decodeInfoCached is decodeInfo with cache, when not nil, holding recent
+// clientInfo values; it is updated.
+func (rm *reqMeta) decodeInfoCached(info *RequestInfo, version string, cache *clientInfoCache) *Error {
 	info.ProtocolVersion = version
 	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) && !fastCaps(rm.caps, &info.ClientCapabilities, &info.caps) {
 		// Not the common shape: encoding/json decides, from scratch.
@@ -112,20 +315,10 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		}
 	}
 	if len(rm.clientInfo) > 0 {
-		// clientInfo is optional and informational: a malformed one is
-		// ignored. Read its three strings without encoding/json.
-		if it, ok := jsonscan.Object(rm.clientInfo); ok {
-			var m jsonscan.Member
-			for it.Next(&m) {
-				switch {
-				case m.KeyIs("name"):
-					info.ClientInfo.Name, _ = jsonscan.String(m.Value)
-				case m.KeyIs("version"):
-					info.ClientInfo.Version, _ = jsonscan.String(m.Value)
-				case m.KeyIs("title"):
-					info.ClientInfo.Title, _ = jsonscan.String(m.Value)
-				}
-			}
+		if cache == nil {
+			info.ClientInfo = decodeClientInfo(rm.clientInfo)
+		} else {
+			info.ClientInfo = cache.get(rm.clientInfo)
 		}
 	}
 	if len(rm.logLevel) > 0 {
@@ -136,6 +329,65 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 		info.LogLevel = LogLevel(s)
 	}
 	return nil
+}
+
+// decodedClientInfo is a clientInfo and its raw JSON.
+type decodedClientInfo struct {
+	raw  []byte
+	impl Implementation
+}
+
+// clientInfoCache holds recently decoded clientInfo values, one per slot
+// chosen by a hash of the raw JSON, so that a few clients taking turns do
+// not evict each other. The same bytes always decode the same, and the
+// strings are immutable, so a hit is shared as it is.
+type clientInfoCache struct {
+	seed  maphash.Seed // set by NewServer
+	last  atomic.Pointer[decodedClientInfo]
+	slots [16]atomic.Pointer[decodedClientInfo]
+}
+
+// get returns the clientInfo that raw decodes to.
+func (c *clientInfoCache) get(raw []byte) Implementation {
+	if c.seed == (maphash.Seed{}) {
+		return decodeClientInfo(raw) // a Server not made by NewServer
+	}
+	// The value the previous request used first: no hash to compute.
+	if d := c.last.Load(); d != nil && string(d.raw) == string(raw) {
+		return d.impl
+	}
+	slot := &c.slots[maphash.Bytes(c.seed, raw)%uint64(len(c.slots))]
+	d := slot.Load()
+	if d == nil || string(d.raw) != string(raw) {
+		if len(raw) > 1024 {
+			return decodeClientInfo(raw) // not worth keeping
+		}
+		d = &decodedClientInfo{raw: bytes.Clone(raw), impl: decodeClientInfo(raw)}
+		slot.Store(d)
+	}
+	c.last.Store(d)
+	return d.impl
+}
+
+// decodeClientInfo reads the three strings of a clientInfo without
+// encoding/json. clientInfo is optional and informational: a malformed one
+// is ignored.
+func decodeClientInfo(raw []byte) Implementation {
+	var impl Implementation
+	if it, ok := jsonscan.Object(raw); ok {
+		var m jsonscan.Member
+		for it.Next(&m) {
+			switch {
+			case m.KeyIs("name"):
+				impl.Name, _ = jsonscan.String(m.Value)
+			case m.KeyIs("version"):
+				impl.Version, _ = jsonscan.String(m.Value)
+			case m.KeyIs("title"):
+				impl.Title, _ = jsonscan.String(m.Value)
+			}
+		}
+	}
+	return impl
 }
 
 // capStore holds the capability values of one request.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -111,4 +112,29 @@ func FuzzFastCaps(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestClientInfoCache checks that a request reads its own clientInfo
+// whatever the previous request sent.
+func TestClientInfoCache(t *testing.T) {
+	cache := clientInfoCache{seed: maphash.MakeSeed()}
+	for _, tt := range []struct {
+		raw  string
+		want Implementation
+	}{
+		{`{"name":"a","version":"1"}`, Implementation{Name: "a", Version: "1"}},
+		{`{"name":"a","version":"1"}`, Implementation{Name: "a", Version: "1"}},
+		{`{"name":"b","version":"1","title":"B"}`, Implementation{Name: "b", Version: "1", Title: "B"}},
+		{`{"name":"a","version":"1"}`, Implementation{Name: "a", Version: "1"}},
+		{`{"name":"\u0061"}`, Implementation{Name: "a"}},
+	} {
+		rm := reqMeta{clientInfo: []byte(tt.raw)}
+		var info RequestInfo
+		if err := rm.decodeInfoCached(&info, "v", &cache); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, info.ClientInfo); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.raw, diff)
+		}
+	}
 }

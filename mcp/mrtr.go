@@ -250,7 +250,7 @@ type pendingInput struct {
 // runs. It allocates nothing for a request without them.
 func (x *exchange) openRound(rd *round, info *RequestInfo) error {
 	rd.x, rd.caps = x, &info.ClientCapabilities
-	if v, ok := jsonscan.Lookup(x.params, "inputResponses"); ok {
+	if v, ok := x.param("inputResponses"); ok {
 		switch jsonscan.Kind(v) {
 		case 'n':
 		case '{':
@@ -259,7 +259,7 @@ func (x *exchange) openRound(rd *round, info *RequestInfo) error {
 			return InvalidParams("Invalid params: inputResponses must be an object that maps the keys of the input requests to the client's results")
 		}
 	}
-	if v, ok := jsonscan.Lookup(x.params, "requestState"); ok && jsonscan.Kind(v) != 'n' {
+	if v, ok := x.param("requestState"); ok && jsonscan.Kind(v) != 'n' {
 		tok, ok := jsonscan.String(v)
 		if !ok {
 			return InvalidParams("Invalid params: requestState must be a string")

@@ -243,7 +243,7 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 	if x.snap.prompts == nil {
 		return nil, methodNotFound(x.method)
 	}
-	nameV, _ := jsonscan.Lookup(x.params, "name")
+	nameV, _ := x.param("name")
 	name, ok := jsonscan.String(nameV)
 	if !ok {
 		return nil, InvalidParams("Invalid params: prompts/get needs a string name")
@@ -252,7 +252,7 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	argsV, _ := jsonscan.Lookup(x.params, "arguments")
+	argsV, _ := x.param("arguments")
 	args, err := stringMap(argsV, "arguments")
 	if err != nil {
 		return nil, err

@@ -283,7 +283,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	if x.snap.resourcesList == nil {
 		return nil, methodNotFound(x.method)
 	}
-	uriV, _ := jsonscan.Lookup(x.params, "uri")
+	uriV, _ := x.param("uri")
 	uri, ok := jsonscan.String(uriV)
 	if !ok {
 		return nil, InvalidParams("Invalid params: resources/read needs a string uri")

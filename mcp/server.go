@@ -34,6 +34,7 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"hash/maphash"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -188,7 +189,11 @@ type Server struct {
 	snap  atomic.Pointer[snapshot]
 	bufs  sync.Pool
 	nexts atomic.Uint64
-	state sealer // requestState sealing (state.go)
+	// clientInfo holds recently decoded clientInfo values (meta.go),
+	// reused while requests carry the same bytes: a client sends the same
+	// on each request.
+	clientInfo clientInfoCache
+	state      sealer // requestState sealing (state.go)
 
 	// pending are the kinds of list change (bit 1<<ChangeKind) that
 	// registrations made and that flushChanges has yet to publish;
@@ -211,6 +216,7 @@ type Server struct {
 // NewServer returns a Server configured by opts (nil means defaults).
 func NewServer(opts *ServerOptions) *Server {
 	s := &Server{}
+	s.clientInfo.seed = maphash.MakeSeed()
 	if opts != nil {
 		s.opts = *opts
 	}

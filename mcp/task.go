@@ -290,7 +290,7 @@ func (x *exchange) taskMethod() (string, error) {
 	if _, ok := jsonscan.Lookup(exts, TasksExtension); !ok || !jsonscan.IsObject(exts) {
 		return "", missingTasksExtension()
 	}
-	v, _ := jsonscan.Lookup(x.params, "taskId")
+	v, _ := x.param("taskId")
 	id, ok := jsonscan.String(v)
 	if !ok {
 		return "", InvalidParams("Invalid params: " + x.method + " needs a string taskId")
@@ -371,7 +371,7 @@ func handleTasksUpdate(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	resp, ok := jsonscan.Lookup(x.params, "inputResponses")
+	resp, ok := x.param("inputResponses")
 	if !ok || !jsonscan.IsObject(resp) {
 		return nil, InvalidParams("Invalid params: tasks/update needs inputResponses, an object that maps the keys of the task's input requests to the client's results")
 	}

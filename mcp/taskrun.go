@@ -92,7 +92,7 @@ func (x *exchange) taskExchange(params []byte) *exchange {
 
 // toolRequest returns the request the handler of tool name receives.
 func (x *exchange) toolRequest(name string) *ToolRequest {
-	args, ok := jsonscan.Lookup(x.params, "arguments")
+	args, ok := x.param("arguments")
 	if !ok || jsonscan.Kind(args) == 'n' {
 		args = []byte("{}")
 	}
@@ -542,7 +542,7 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 			x.version = sv
 		}
 	}
-	ierr := x.meta.decodeInfo(&x.info, x.version)
+	ierr := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo)
 	x.info.Principal = p
 	x.finish() // no request stream: nothing to notify
 	if te == nil || te.tool.TaskSupport == TaskNone {

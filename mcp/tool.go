@@ -139,10 +139,14 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandler[In, Out]) {
 		}
 		tt.OutputSchema = json.RawMessage(b)
 	}
+	dec := newArgDecoder(reflect.TypeFor[In]())
 	s.addTool(&tt, func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
 		var in In
-		if err := json.Unmarshal(req.Arguments, &in); err != nil {
-			return errorResult("Invalid arguments for tool " + req.Name + ": " + err.Error()), nil
+		if dec == nil || !dec.decode(req.Arguments, reflect.ValueOf(&in).Elem()) {
+			in = *new(In) // the fast path may have set some fields
+			if err := json.Unmarshal(req.Arguments, &in); err != nil {
+				return errorResult("Invalid arguments for tool " + req.Name + ": " + err.Error()), nil
+			}
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
@@ -319,18 +323,32 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if x.snap.tools == nil {
 		return nil, methodNotFound(x.method)
 	}
-	nameV, _ := jsonscan.Lookup(x.params, "name")
-	name, ok := jsonscan.String(nameV)
+	nameV, _ := x.param("name")
+	raw, ok := jsonscan.StringBytes(nameV)
+	var name string
+	if ok && bytes.IndexByte(raw, '\\') >= 0 {
+		name, ok = jsonscan.String(nameV)
+	}
 	if !ok {
 		return nil, InvalidParams("Invalid params: tools/call needs a string name")
 	}
-	args, ok := jsonscan.Lookup(x.params, "arguments")
+	args, ok := x.param("arguments")
 	if !ok || jsonscan.Kind(args) == 'n' {
 		args = []byte("{}")
 	} else if !jsonscan.IsObject(args) {
 		return nil, InvalidParams("Invalid params: arguments must be an object")
 	}
-	t := x.snap.tools[name]
+	var t *toolEntry
+	if name == "" {
+		// No escapes: look the tool up without copying its name.
+		if t = x.snap.tools[string(raw)]; t != nil {
+			name = t.tool.Name
+		} else {
+			name = string(raw)
+		}
+	} else {
+		t = x.snap.tools[name]
+	}
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: " + name)
 	}
@@ -353,13 +371,14 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if !task && t.tool.TaskSupport == TaskRequired {
 		return nil, missingTasksExtension()
 	}
-	if verr := t.input.Validate(args); verr != nil {
+	if verr := t.input.ValidateJSON(args); verr != nil { // args were validated with the request
 		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+verr.Error()))
 	}
 	if task {
 		return x.callTask(ctx, t, name, dst)
 	}
-	req := &ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+	req := x.newToolRequest()
+	*req = ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
 	if err := x.openRound(&req.rd, info); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,9 @@ const (
 
 // validate checks a request in the order that revision 2026-07-28 and the
 // conformance suite require, and returns the served protocol version and
-// the scanned _meta. header is nil on transports without headers.
+// the scanned _meta. hh holds the request's Mcp-Protocol-Version,
+// Mcp-Method and Mcp-Name headers; it is nil on transports without headers.
+// mv, when not nil, holds the _meta that the transport read while decoding.
 //
 //  1. MCP-Protocol-Version header missing while _meta names a version: -32020
 //  2. _meta, its protocolVersion or its clientCapabilities missing: -32602
@@ -33,14 +35,20 @@ const (
 // Row 7 (Mcp-Param-* headers) needs the tool and runs at the start of
 // tools/call; row 8 (unknown method, -32601) and row 9 (missing client
 // capability, -32021) follow in Handle and in the method handlers.
-func (s *Server) validate(msg *jsonrpc.Message, header http.Header) (string, reqMeta, *Error) {
-	rm, err := scanMeta(msg.Params)
+func (s *Server) validate(msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor) (string, reqMeta, *Error) {
+	var rm reqMeta
+	var err *Error
+	if mv != nil && mv.done {
+		rm, err = mv.rm, mv.err // read while decoding
+	} else {
+		rm, err = scanMeta(msg.Params)
+	}
 	if err != nil {
 		return "", rm, err
 	}
 	var hv []string
-	if header != nil {
-		hv = header[hdrProtocolVersion]
+	if hh != nil {
+		hv = hh.protocolVersion
 		if len(hv) == 0 && rm.version != nil {
 			return "", rm, headerMismatch("missing required MCP-Protocol-Version header")
 		}
@@ -57,7 +65,7 @@ func (s *Server) validate(msg *jsonrpc.Message, header http.Header) (string, req
 	case !jsonscan.IsObject(rm.caps):
 		return "", rm, InvalidParams("Invalid params: _meta[\"" + metaClientCapabilities + "\"] must be an object")
 	}
-	if header != nil {
+	if hh != nil {
 		if len(hv) != 1 || !jsonscan.StringEqual(rm.version, hv[0]) {
 			got := strings.Join(hv, ", ")
 			want, _ := jsonscan.String(rm.version)
@@ -69,8 +77,8 @@ func (s *Server) validate(msg *jsonrpc.Message, header http.Header) (string, req
 	if version == "" {
 		return "", rm, s.unsupportedVersion(rm.version)
 	}
-	if header != nil {
-		if e := checkStandardHeaders(msg, header); e != nil {
+	if hh != nil {
+		if e := checkStandardHeaders(msg, &rm.p, hh); e != nil {
 			return "", rm, e
 		}
 	}
@@ -103,8 +111,9 @@ func headerMismatch(msg string) *Error {
 }
 
 // checkStandardHeaders checks Mcp-Method and Mcp-Name against the body.
-func checkStandardHeaders(msg *jsonrpc.Message, header http.Header) *Error {
-	mv := header[hdrMethod]
+// p holds the spans of msg.Params.
+func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders) *Error {
+	mv := hh.method
 	if len(mv) == 0 {
 		return headerMismatch("missing required Mcp-Method header")
 	}
@@ -115,7 +124,7 @@ func checkStandardHeaders(msg *jsonrpc.Message, header http.Header) *Error {
 	if field == "" {
 		return nil
 	}
-	nv := header[hdrName]
+	nv := hh.name
 	if len(nv) == 0 {
 		return headerMismatch("missing required Mcp-Name header for method \"" + msg.Method + "\"")
 	}
@@ -126,7 +135,7 @@ func checkStandardHeaders(msg *jsonrpc.Message, header http.Header) *Error {
 	if err != nil {
 		return headerMismatch("header mismatch: Mcp-Name header contains invalid Base64 encoding")
 	}
-	body, _ := jsonscan.Lookup(msg.Params, field)
+	body, _ := p.lookup(msg.Params, field)
 	if !jsonscan.StringEqual(body, hval) {
 		bv, _ := jsonscan.String(body)
 		return headerMismatch("header mismatch: Mcp-Name header value '" + hval + "' does not match body value '" + bv + "'")

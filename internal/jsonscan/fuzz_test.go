@@ -14,6 +14,14 @@ func FuzzValid(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, want := Valid(b), json.Valid(b)
+		if Kind(b) == '{' {
+			// The validating walk, entering every object value in place,
+			// must agree with Valid.
+			c := CheckObject(b)
+			if walked := walkChecked(&c); walked != got {
+				t.Fatalf("validating walk of %q reports %v, Valid %v", b, walked, got)
+			}
+		}
 		if TooDeep(b) {
 			if got {
 				t.Fatalf("Valid accepted input deeper than %d", MaxDepth)
@@ -65,6 +73,24 @@ func FuzzValid(f *testing.F) {
 			}
 		}
 	})
+}
+
+// walkChecked walks c to its end, entering object values (and alternately
+// leaving the values of other members pending for NextKey to validate),
+// and reports whether the walk was valid.
+func walkChecked(c *Checked) bool {
+	var m Member
+	n := 0
+	for c.NextKey(&m) {
+		if inner, ok := c.Enter(); ok {
+			walkChecked(&inner)
+			c.Leave(&inner)
+		} else if n%2 == 0 {
+			c.Value()
+		}
+		n++
+	}
+	return c.Valid()
 }
 
 func TestValid(t *testing.T) {

@@ -67,9 +67,7 @@ func scanString(b []byte, i int) (int, bool) {
 	i++ // opening quote
 	esc := false
 	for i < len(b) {
-		for i < len(b) && strSafe[b[i]] {
-			i++
-		}
+		i = plainEnd(b, i)
 		if i >= len(b) {
 			return i, esc
 		}
@@ -89,9 +87,7 @@ func scanString(b []byte, i int) (int, bool) {
 func skipString(b []byte, i int) int {
 	i++ // opening quote
 	for i < len(b) {
-		for i < len(b) && strSafe[b[i]] {
-			i++
-		}
+		i = plainEnd(b, i)
 		if i >= len(b) {
 			return i
 		}

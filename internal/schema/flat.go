@@ -2,7 +2,6 @@ package schema
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
@@ -230,5 +229,7 @@ func kindAllowed(types uint8, v []byte) bool {
 	return types&flatInteger != 0 && bytes.IndexAny(v, ".eE") < 0
 }
 
-// wellFormed reports whether b is one JSON value.
-func wellFormed(b []byte) bool { return json.Valid(b) }
+// wellFormed reports whether b is one JSON value. jsonscan.Valid is
+// several times faster than json.Valid; it also rejects input nested deeper
+// than jsonscan.MaxDepth, which then goes to the full validator.
+func wellFormed(b []byte) bool { return jsonscan.Valid(b) }
