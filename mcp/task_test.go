@@ -26,7 +26,7 @@ func taskCall(tb testing.TB, ctx context.Context, s *Server, p *Principal, caps,
 	tb.Helper()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
 	params = strings.TrimSpace(params)
-	if params == "{}" {
+	if len(params) >= 2 && strings.TrimSpace(params[1:len(params)-1]) == "" { // {} or { }
 		params = "{" + meta + "}"
 	} else {
 		params = params[:len(params)-1] + "," + meta + "}"
