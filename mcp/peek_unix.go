@@ -10,7 +10,8 @@ import (
 // peerClosed reports whether the client closed (or reset) its end of c,
 // without blocking and without consuming anything the client sent: a
 // parked stream is never read, so this is how a keep-alive round notices
-// a client that went away.
+// a client that went away. Bytes the client sent before closing (none, from
+// a well-behaved client) hide the close until a write fails.
 func peerClosed(c net.Conn) bool {
 	rc, ok := syscallConn(c)
 	if !ok {
