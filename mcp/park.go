@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"time"
 
@@ -33,7 +32,10 @@ const (
 	// does not keep up: its stream is dropped, as a slow client's is when
 	// listenBuffer changes wait for it.
 	parkedWriteTimeout = 100 * time.Millisecond
-	// maxParkWriters bounds the goroutines writing to parked streams.
+	// maxParkWriters bounds the goroutines writing to parked streams. It
+	// does not depend on GOMAXPROCS: a writer stuck on a client that does
+	// not read (for up to parkedWriteTimeout) uses no CPU, and the others
+	// go on meanwhile.
 	maxParkWriters = 8
 )
 
@@ -78,7 +80,7 @@ func (w *parkWriters) add(due ...*parkedStream) {
 	}
 	w.mu.Lock()
 	w.queue = append(w.queue, due...)
-	n := min(len(w.queue)-w.head, maxParkWriters, max(2, runtime.GOMAXPROCS(0))) - w.running
+	n := min(len(w.queue)-w.head, maxParkWriters) - w.running
 	w.running += max(n, 0)
 	w.mu.Unlock()
 	for range n {
@@ -160,7 +162,7 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 	sub.mu.Lock()
 	sub.park = ps
 	sub.abort = nil // the sink's: it holds net/http's response
-	run := sub.end != subOpen || len(sub.pending) > 0
+	run := sub.end != subOpen || len(sub.pending) > 0 || sub.hup
 	sub.busy = run
 	sub.mu.Unlock()
 	if run {
