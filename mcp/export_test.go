@@ -20,3 +20,7 @@ func SetTaskClock(s *Server, now time.Time) {
 
 // HostNameForTest exposes hostName to the external tests.
 var HostNameForTest = hostName
+
+// ParkedListenStreams returns how many of s's listen streams are parked
+// without a handler.
+func ParkedListenStreams(s *Server) int { return s.listen.parkedCount() }

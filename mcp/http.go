@@ -146,11 +146,12 @@ type httpSink struct {
 	allowSSE  bool
 	keepAlive time.Duration // <= 0: no keep-alive comments
 
-	mu     sync.Mutex
-	sse    bool
-	done   bool
-	failed bool
-	ka     *time.Timer
+	mu       sync.Mutex
+	sse      bool
+	done     bool
+	failed   bool
+	hijacked bool // a parked listen stream took the connection (park.go)
+	ka       *time.Timer
 }
 
 func (h *httpSink) Notify(msg []byte) {
@@ -170,6 +171,25 @@ func (h *httpSink) Notify(msg []byte) {
 
 // streams reports whether notifications reach the client at all.
 func (h *httpSink) streams() bool { return h.allowSSE }
+
+// hijack takes the connection from net/http for a listen stream that is
+// parked (park.go), if nothing has been written yet and the response can
+// be taken over: HTTP/1.x, and every ResponseWriter wrapper passes Hijack
+// on. pipelined reports request bytes that net/http had read past this
+// request; they are dropped with its buffers.
+func (h *httpSink) hijack() (net.Conn, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sse || h.done || h.failed || !h.allowSSE {
+		return nil, false
+	}
+	conn, rw, err := http.NewResponseController(h.w).Hijack()
+	if err != nil {
+		return nil, false
+	}
+	h.hijacked = true
+	return conn, rw.Reader.Buffered() > 0
+}
 
 // abort makes a write stuck on a client that stopped reading fail at once,
 // and every later write too. The handler then ends the response.
@@ -241,6 +261,9 @@ func (h *httpSink) finish(resp []byte, status int) {
 	h.done = true
 	if h.ka != nil {
 		h.ka.Stop()
+	}
+	if h.hijacked {
+		return // the parked stream writes its own end
 	}
 	if h.sse {
 		if !h.failed && len(resp) > 0 {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -58,10 +59,14 @@ type listeners struct {
 	busOnce sync.Once
 	unsub   func() // set once by busOnce; called by Shutdown
 
-	mu     sync.Mutex // guards subs and closed
-	subs   map[*subscription]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	mu      sync.Mutex // guards subs, closed, parked and ticking
+	subs    map[*subscription]struct{}
+	closed  bool
+	parked  int  // streams written by writers (park.go)
+	ticking bool // keepAliveLoop runs
+	wg      sync.WaitGroup
+	writers parkWriters
+	hangups hangupWatch
 }
 
 func (l *listeners) init(s *Server, max int) {
@@ -79,18 +84,23 @@ func (l *listeners) enabled() bool { return l.max > 0 }
 // subscription is one open listen stream. An idle stream costs its
 // handler's goroutine and little else: the changes waiting for it are
 // queued in pending, allocated when the first one arrives, and wake tells
-// the handler that there is something to do.
+// the handler that there is something to do. A parked stream (park.go) has
+// no handler: a writer takes it instead, when it is scheduled.
 type subscription struct {
 	id    string              // the JSON-RPC id, for logs
 	kinds uint8               // bit 1<<ChangeKind for every honoured kind
 	uris  map[string]struct{} // honoured resourceSubscriptions
 	tasks map[string]struct{} // honoured taskIds
 	wake  chan struct{}       // capacity 1: pending or end changed
-	abort func()              // unblocks a transport write in progress; may be nil
+	abort func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
 
 	mu      sync.Mutex
 	pending []Change // at most listenBuffer, oldest first
 	end     subEnd
+	park    *parkedStream // set once the stream is parked
+	busy    bool          // parked: a writer has the stream, or will
+	ping    bool          // parked: a keep-alive comment is due
+	hup     bool          // parked: the client closed its connection
 }
 
 // subEnd says why a stream ends, if it does.
@@ -135,8 +145,13 @@ func (sub *subscription) queue(c Change) bool {
 	} else {
 		sub.end = subDropped
 	}
+	ps := sub.scheduleLocked()
 	sub.mu.Unlock()
-	sub.signal()
+	if ps != nil {
+		ps.st.x.s.listen.writers.add(ps)
+	} else {
+		sub.signal()
+	}
 	return ok
 }
 
@@ -219,8 +234,14 @@ func (l *listeners) deliver(c Change) {
 	l.mu.Unlock()
 	for _, sub := range slow {
 		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "buffered", listenBuffer)
-		if sub.abort != nil {
-			sub.abort()
+		sub.mu.Lock()
+		ps, abort := sub.park, sub.abort
+		sub.mu.Unlock()
+		switch {
+		case ps != nil:
+			ps.conn.SetWriteDeadline(time.Now()) // a write in progress fails
+		case abort != nil:
+			abort()
 		}
 	}
 }
@@ -229,6 +250,7 @@ func (l *listeners) deliver(c Change) {
 // and waits for their handlers, or for ctx (see Shutdown).
 func (s *Server) shutdownListen(ctx context.Context) error {
 	l := &s.listen
+	var due []*parkedStream
 	l.mu.Lock()
 	if !l.closed {
 		l.closed = true
@@ -237,11 +259,15 @@ func (s *Server) shutdownListen(ctx context.Context) error {
 			if sub.end == subOpen {
 				sub.end = subClosing
 			}
+			if ps := sub.scheduleLocked(); ps != nil {
+				due = append(due, ps)
+			}
 			sub.mu.Unlock()
 			sub.signal()
 		}
 	}
 	l.mu.Unlock()
+	l.writers.add(due...)
 	done := make(chan struct{})
 	go func() {
 		l.wg.Wait()
@@ -277,10 +303,18 @@ type aborter interface{ abort() }
 // The setup happens in openListen, which returns before the stream idles:
 // the idle goroutine waits in frames that hold little (this one and
 // subscription.wait), so that the garbage collector can shrink its stack.
+// A parked stream (park.go) leaves at once: the transport has nothing more
+// to write, and the stream's writes happen elsewhere.
 func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
 	st, err := openListen(ctx, x)
 	if err != nil {
 		return nil, err
+	}
+	if ps := st.park; ps != nil {
+		if ps.held != nil {
+			<-ps.held
+		}
+		return nil, errNoResponse
 	}
 	defer x.s.listen.close(st.sub)
 	for {
@@ -302,6 +336,16 @@ type listenStream struct {
 	params []byte
 	tag    int
 	sent   map[string][]byte // the last notifications/tasks per task; nil without tasks
+	park   *parkedStream     // set when the stream is parked: its events go there
+}
+
+// notify sends a notification on the stream.
+func (st *listenStream) notify(method string, params []byte) {
+	if st.park != nil {
+		st.park.notify(method, params)
+		return
+	}
+	st.x.notify(method, params)
 }
 
 // openListen checks a listen request, registers its subscription and sends
@@ -380,9 +424,18 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	params = append(params, `,"notifications":`...)
 	params = append(params, mustMarshal(ack)...)
 	params = append(params, '}')
-	x.notify("notifications/subscriptions/acknowledged", params)
+	const ackMethod = "notifications/subscriptions/acknowledged"
+	parked, err := l.hijackListen(st, ackMethod, params)
+	if !parked {
+		x.notify(ackMethod, params)
+	}
 	*buf = params
 	x.s.putBuf(buf)
+	if err != nil {
+		// The connection failed as the stream started: nothing to answer.
+		l.close(sub)
+		return nil, errNoResponse
+	}
 	return st, nil
 }
 
@@ -402,7 +455,7 @@ func (st *listenStream) flush(ctx context.Context, dst []byte) (out []byte, end 
 			params := append(st.params[:st.tag], `,"requestId":`...)
 			params = append(params, x.id.Raw()...)
 			params = append(params, `,"reason":"the client did not keep up with notifications"}`...)
-			x.notify("notifications/cancelled", params)
+			st.notify("notifications/cancelled", params)
 			return nil, true, errNoResponse
 		case subClosing:
 			// What was waiting has been delivered: end gracefully.
@@ -430,7 +483,7 @@ func (st *listenStream) send(ctx context.Context, c Change) {
 	}
 	params = append(params, '}')
 	st.params = params
-	st.x.notify(c.Kind.String(), params)
+	st.notify(c.Kind.String(), params)
 }
 
 // listenFilter decodes params.notifications of a listen request. Keys match

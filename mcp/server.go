@@ -143,6 +143,20 @@ type ServerOptions struct {
 	// listen streams, and tool calls streaming progress. Default 15
 	// seconds; a negative value sends none.
 	KeepAlive time.Duration
+	// DisableListenParking keeps every subscriptions/listen stream in its
+	// HTTP handler. By default, on HTTP/1.x, an open listen stream takes
+	// its connection from net/http (http.Hijacker) and leaves the handler,
+	// so that an idle stream costs about 2 KB instead of net/http's
+	// goroutines and buffers (about 28 KB); its events are written by a
+	// few shared goroutines and one ticker sends every keep-alive. A
+	// parked stream's response ends when its connection closes
+	// (Connection: close), it bypasses middleware that wraps the
+	// ResponseWriter (status and byte counts, compression), http.Server's
+	// Shutdown and Close do not end it (Server.Shutdown does), and a client
+	// that went away is noticed at the next keep-alive or notification
+	// rather than at once. HTTP/2 streams are never parked. Set this when
+	// any of that matters more than memory.
+	DisableListenParking bool
 	// ModernOnly turns off the legacy era: initialize is then answered with
 	// -32601, Mcp-Session-Id headers are ignored and GET and DELETE get 405,
 	// as revision 2026-07-28 says of a server that speaks only it. By

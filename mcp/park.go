@@ -1,0 +1,332 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// Parked listen streams.
+//
+// On Streamable HTTP over HTTP/1.x, a subscriptions/listen stream that has
+// been opened takes its connection from net/http (Hijack), writes the
+// response head and the acknowledgement itself, and leaves its handler:
+// net/http's per-connection goroutines, buffers and request state are
+// gone, and the idle stream is a parkedStream, its subscription and its
+// connection. The changes for a parked stream are written by a few
+// writer goroutines that exist only while there is something to write;
+// one ticker per server sends the keep-alive comments. The stream is never
+// read: on Linux, an epoll instance notices a client that closes its
+// connection at once (hangupWatch); elsewhere that is noticed at the next
+// keep-alive (a non-blocking peek at the socket, where the platform has
+// one) or when a write fails.
+
+const (
+	// parkedWriteTimeout bounds each batch of writes to a parked stream.
+	// A client that leaves the kernel's socket buffers full for this long
+	// does not keep up: its stream is dropped, as a slow client's is when
+	// listenBuffer changes wait for it.
+	parkedWriteTimeout = 100 * time.Millisecond
+	// maxParkWriters bounds the goroutines writing to parked streams. It
+	// does not depend on GOMAXPROCS: a writer stuck on a client that does
+	// not read (for up to parkedWriteTimeout) uses no CPU, and the others
+	// go on meanwhile.
+	maxParkWriters = 8
+)
+
+// parkedHead is the response head of a parked stream. The body has
+// neither a length nor chunks: it ends when the connection closes, so the
+// connection is not reused (Connection: close).
+const parkedHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nX-Accel-Buffering: no\r\nConnection: close\r\n\r\n"
+
+// parker is implemented by Notifiers whose response can leave its handler:
+// httpSink on HTTP/1.x. hijack returns the connection, or nil when the
+// response cannot be taken over; pipelined reports request bytes that
+// arrived after this request (net/http had read them already).
+type parker interface {
+	hijack() (conn net.Conn, pipelined bool)
+}
+
+// parkedStream is a listen stream without a handler. Its writes happen in
+// service, which one writer at a time runs (subscription.busy).
+type parkedStream struct {
+	conn net.Conn
+	st   *listenStream
+	// held is set for a stream whose handler stays (pipelined bytes): it
+	// is closed when the stream ends.
+	held  chan struct{}
+	out   []byte // the events being written, in the writer's buffer
+	watch uint64 // the stream's id in hangupWatch; 0: not watched
+}
+
+// parkWriters runs the writers of a server's parked streams: a queue of
+// streams that have something to write, and up to maxParkWriters
+// goroutines that exit when it is empty.
+type parkWriters struct {
+	mu      sync.Mutex
+	queue   []*parkedStream
+	head    int
+	running int
+}
+
+func (w *parkWriters) add(due ...*parkedStream) {
+	if len(due) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.queue = append(w.queue, due...)
+	n := min(len(w.queue)-w.head, maxParkWriters) - w.running
+	w.running += max(n, 0)
+	w.mu.Unlock()
+	for range n {
+		go w.work()
+	}
+}
+
+func (w *parkWriters) work() {
+	var buf []byte
+	for {
+		w.mu.Lock()
+		if w.head == len(w.queue) {
+			clear(w.queue)
+			w.queue, w.head = w.queue[:0], 0
+			w.running--
+			w.mu.Unlock()
+			return
+		}
+		ps := w.queue[w.head]
+		w.queue[w.head] = nil
+		w.head++
+		w.mu.Unlock()
+		buf = ps.service(buf)
+	}
+}
+
+// hijackListen takes the connection of st's stream from net/http when the
+// transport allows it, and writes the response head and the
+// acknowledgement (the notification method and params) to it. It reports
+// false, having written nothing, when the stream stays with its handler
+// the usual way; an error means that the connection failed and is closed.
+func (l *listeners) hijackListen(st *listenStream, method string, params []byte) (bool, error) {
+	pk, ok := st.x.notifier.(parker)
+	if !ok || l.s.opts.DisableListenParking {
+		return false, nil
+	}
+	conn, pipelined := pk.hijack()
+	if conn == nil {
+		return false, nil
+	}
+	buf := l.s.getBuf()
+	out := append(*buf, parkedHead...)
+	out = appendEvent(out, method, params)
+	conn.SetWriteDeadline(time.Now().Add(parkedWriteTimeout))
+	_, err := conn.Write(out)
+	*buf = out
+	l.s.putBuf(buf)
+	if err != nil {
+		conn.Close()
+		return true, err
+	}
+	ps := &parkedStream{conn: conn, st: st}
+	// The stream keeps a copy of the exchange with what its writes need:
+	// the request's exchange holds the Notifier, which holds net/http's
+	// response, connection and buffers.
+	x := st.x
+	st.x = &exchange{s: x.s, id: x.id, method: x.method, version: x.version}
+	st.x.info.Era, st.x.info.Principal = x.info.Era, x.info.Principal
+	if pipelined {
+		// Request bytes that net/http had read past this request cannot
+		// be handed back to it: the head says Connection: close, so the
+		// client retries them elsewhere. The stream is not parked: its
+		// handler stays until the stream ends.
+		ps.held = make(chan struct{})
+	}
+	st.park = ps
+	l.hangups.add(ps)
+	l.mu.Lock()
+	l.parked++
+	tick := l.s.keepAlive > 0 && !l.ticking
+	if tick {
+		l.ticking = true
+	}
+	l.mu.Unlock()
+	if tick {
+		go l.keepAliveLoop()
+	}
+	sub := st.sub
+	sub.mu.Lock()
+	sub.park = ps
+	sub.abort = nil // the sink's: it holds net/http's response
+	run := sub.end != subOpen || len(sub.pending) > 0 || sub.hup
+	sub.busy = run
+	sub.mu.Unlock()
+	if run {
+		l.writers.add(ps)
+	}
+	return true, nil
+}
+
+// appendEvent appends one SSE event holding the notification.
+func appendEvent(dst []byte, method string, params []byte) []byte {
+	dst = append(dst, "event: message\ndata: "...)
+	dst = jsonrpc.AppendNotification(dst, method, params)
+	return append(dst, "\n\n"...)
+}
+
+// scheduleLocked reports whether the parked stream must be handed to a
+// writer, and marks it busy if so. Callers hold sub.mu.
+func (sub *subscription) scheduleLocked() *parkedStream {
+	if sub.park == nil || sub.busy {
+		return nil
+	}
+	sub.busy = true
+	return sub.park
+}
+
+// keepAliveLoop sends the keep-alive comments of every parked stream, one
+// round per interval, until none is parked.
+func (l *listeners) keepAliveLoop() {
+	t := time.NewTicker(l.s.keepAlive)
+	defer t.Stop()
+	var due []*parkedStream
+	for range t.C {
+		due = due[:0]
+		l.mu.Lock()
+		if l.parked == 0 {
+			l.ticking = false
+			l.mu.Unlock()
+			return
+		}
+		for sub := range l.subs {
+			sub.mu.Lock()
+			if sub.park != nil {
+				sub.ping = true
+				if ps := sub.scheduleLocked(); ps != nil {
+					due = append(due, ps)
+				}
+			}
+			sub.mu.Unlock()
+		}
+		l.mu.Unlock()
+		l.writers.add(due...)
+		clear(due)
+	}
+}
+
+// service writes what waits for the stream: its pending changes, a
+// keep-alive comment, or its end. It returns buf, the writer's buffer,
+// for the next stream.
+func (ps *parkedStream) service(buf []byte) []byte {
+	st, sub := ps.st, ps.st.sub
+	for {
+		ps.out = buf[:0]
+		sub.mu.Lock()
+		ping, hup := sub.ping, sub.hup
+		sub.ping = false
+		sub.mu.Unlock()
+		if hup {
+			ps.end(errPeerClosed)
+			return buf
+		}
+		// Changes arrive through the Bus; the request that opened the
+		// stream is long answered, so task lookups get a fresh context.
+		res, end, _ := st.flush(context.Background(), nil)
+		var err error
+		if ping && !end && len(ps.out) == 0 {
+			if peerClosed(ps.conn) {
+				err = errPeerClosed
+			} else {
+				ps.out = append(ps.out, ":\n\n"...)
+			}
+		}
+		if end && len(res) > 0 {
+			ps.out = append(ps.out, "event: message\ndata: "...)
+			ps.out = append(append(ps.out, res...), "\n\n"...)
+		}
+		if err == nil && len(ps.out) > 0 {
+			ps.conn.SetWriteDeadline(time.Now().Add(parkedWriteTimeout))
+			_, err = ps.conn.Write(ps.out)
+		}
+		buf, ps.out = ps.out[:0], nil
+		if cap(buf) > 64<<10 {
+			buf = nil
+		}
+		if end || err != nil {
+			ps.end(err)
+			return buf
+		}
+		sub.mu.Lock()
+		if len(sub.pending) == 0 && sub.end == subOpen && !sub.ping && !sub.hup {
+			sub.busy = false
+			sub.mu.Unlock()
+			return buf
+		}
+		sub.mu.Unlock()
+	}
+}
+
+// errPeerClosed says that the client closed its end of a parked stream.
+var errPeerClosed = errors.New("mcp: the client closed the connection")
+
+// end closes a parked stream's connection and unregisters it. The stream
+// stays busy, so that nothing schedules it again.
+func (ps *parkedStream) end(err error) {
+	sub := ps.st.sub
+	s := ps.st.x.s
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		sub.mu.Lock()
+		logged := sub.end == subDropped // deliver has logged the drop
+		sub.mu.Unlock()
+		if !logged {
+			s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "writeTimeout", parkedWriteTimeout)
+		}
+	}
+	l := &s.listen
+	l.hangups.remove(ps)
+	ps.conn.Close()
+	l.mu.Lock()
+	l.parked--
+	l.mu.Unlock()
+	l.close(sub)
+	if ps.held != nil {
+		close(ps.held)
+	}
+}
+
+// hangup ends a stream whose client closed its connection.
+func (ps *parkedStream) hangup() {
+	sub := ps.st.sub
+	sub.mu.Lock()
+	sub.hup = true
+	run := sub.scheduleLocked()
+	sub.mu.Unlock()
+	if run != nil {
+		ps.st.x.s.listen.writers.add(run)
+	}
+}
+
+// notify adds a notification to the events being written.
+func (ps *parkedStream) notify(method string, params []byte) {
+	ps.out = appendEvent(ps.out, method, params)
+}
+
+// parkedCount returns how many listen streams are parked: written by the
+// writers, with no handler left (held ones have one).
+func (l *listeners) parkedCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for sub := range l.subs {
+		sub.mu.Lock()
+		if sub.park != nil && sub.park.held == nil {
+			n++
+		}
+		sub.mu.Unlock()
+	}
+	return n
+}
