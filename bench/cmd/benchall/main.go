@@ -211,8 +211,8 @@ type inprocSample struct {
 }
 
 type listenSample struct {
-	bytesPerStream int64
-	err            error
+	mem load.IdleMemory
+	err error
 }
 
 // fanoutSample is one fan-out, or the failure of a repetition's.
@@ -314,11 +314,11 @@ func run(c *config, bins map[string]string) *report {
 			logf("repetition %d/%d: idle subscriptions/listen streams", r+1, c.reps)
 			for _, impl := range order {
 				b, err := load.IdleListenMemory([]string{bins[impl]}, impl, load.ListenStreams)
-				rep.listen[impl] = append(rep.listen[impl], listenSample{bytesPerStream: b, err: err})
+				rep.listen[impl] = append(rep.listen[impl], listenSample{mem: b, err: err})
 				if err != nil {
 					logf("  listen %-6s FAILED: %v", impl, err)
 				} else {
-					logf("  listen %-6s %6.1f KiB per idle stream", impl, float64(b)/1024)
+					logf("  listen %-6s %6.1f KiB per idle stream past the first %d (%.1f KiB averaged over the first %d)", impl, float64(b.Marginal)/1024, load.ListenStreams, float64(b.Average)/1024, load.ListenStreams)
 				}
 			}
 			logf("repetition %d/%d: notification fan-out to %d listeners", r+1, c.reps, load.FanoutListeners)
