@@ -98,8 +98,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.Method == methodListen {
-		// A listen stream stays in handle for as long as it is open, and
-		// holds no pooled buffer meanwhile: the message and its _meta are
+		// A listen stream that cannot be parked (park.go: HTTP/2, a
+		// ResponseWriter without Hijack, DisableListenParking) stays in
+		// handle for as long as it is open, and holds no pooled buffer
+		// meanwhile: the message and its _meta are
 		// read again from a copy of the body, the pooled buffer goes back
 		// to the pool (putBuf ignores the emptied one when ServeHTTP
 		// returns), and the response buffer is allocated when the stream
