@@ -123,24 +123,25 @@ type toolEntry struct {
 // naming the tool.
 func AddTool[In, Out any](s *Server, t *Tool, h ToolHandler[In, Out]) {
 	tt := *t
+	var pre inferred
 	if tt.InputSchema == nil {
-		b, err := schema.Infer(reflect.TypeFor[In]())
+		b, v, err := schema.InferCompile(t.Name+"/input", reflect.TypeFor[In]())
 		if err != nil {
 			panic(fmt.Sprintf("AddTool %q: inferring the input schema: %v", t.Name, err))
 		}
-		tt.InputSchema = json.RawMessage(b)
+		tt.InputSchema, pre.input = json.RawMessage(b), v
 	}
 	outT := reflect.TypeFor[Out]()
 	structured := isStructured(outT)
 	if tt.OutputSchema == nil && structured {
-		b, err := schema.Infer(outT)
+		b, v, err := schema.InferCompile(t.Name+"/output", outT)
 		if err != nil {
 			panic(fmt.Sprintf("AddTool %q: inferring the output schema: %v", t.Name, err))
 		}
-		tt.OutputSchema = json.RawMessage(b)
+		tt.OutputSchema, pre.output = json.RawMessage(b), v
 	}
 	dec := newArgDecoder(reflect.TypeFor[In]())
-	s.addTool(&tt, func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
+	s.addTool(&tt, pre, func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
 		var in In
 		if dec == nil || !dec.decode(req.Arguments, reflect.ValueOf(&in).Elem()) {
 			in = *new(In) // the fast path may have set some fields
@@ -168,7 +169,7 @@ func (s *Server) AddRawTool(t *Tool, h RawToolHandler) {
 		panic(fmt.Sprintf("AddRawTool %q: missing InputSchema", t.Name))
 	}
 	tt := *t
-	s.addTool(&tt, h)
+	s.addTool(&tt, inferred{}, h)
 }
 
 // RemoveTools removes the named tools; unknown names are ignored.
@@ -187,7 +188,7 @@ func (s *Server) RemoveTools(names ...string) {
 	}
 }
 
-func (s *Server) addTool(t *Tool, h RawToolHandler) {
+func (s *Server) addTool(t *Tool, pre inferred, h RawToolHandler) {
 	if err := checkToolName(t.Name); err != nil {
 		panic(fmt.Sprintf("AddTool %q: %v", t.Name, err))
 	}
@@ -206,8 +207,10 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 		panic(fmt.Sprintf("AddTool %q: the input schema must have \"type\": \"object\"", t.Name))
 	}
 	e := &toolEntry{tool: *t, handler: h}
-	if e.input, err = schema.Compile(t.Name+"/input", in); err != nil {
-		panic(fmt.Sprintf("AddTool %q: input schema: %v", t.Name, err))
+	if e.input = pre.input; e.input == nil {
+		if e.input, err = schema.Compile(t.Name+"/input", in); err != nil {
+			panic(fmt.Sprintf("AddTool %q: input schema: %v", t.Name, err))
+		}
 	}
 	if e.headers, err = paramHeaders(in); err != nil {
 		panic(fmt.Sprintf("AddTool %q: x-mcp-header: %v", t.Name, err))
@@ -217,8 +220,10 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 		if err != nil {
 			panic(fmt.Sprintf("AddTool %q: encoding the output schema: %v", t.Name, err))
 		}
-		if e.output, err = schema.Compile(t.Name+"/output", out); err != nil {
-			panic(fmt.Sprintf("AddTool %q: output schema: %v", t.Name, err))
+		if e.output = pre.output; e.output == nil {
+			if e.output, err = schema.Compile(t.Name+"/output", out); err != nil {
+				panic(fmt.Sprintf("AddTool %q: output schema: %v", t.Name, err))
+			}
 		}
 	}
 	if e.encoded, err = json.Marshal(t); err != nil {
@@ -235,6 +240,10 @@ func (s *Server) addTool(t *Tool, h RawToolHandler) {
 	s.changed(ToolsListChanged)
 	s.mu.Unlock()
 }
+
+// inferred holds the validators of the schemas AddTool inferred, compiled
+// with the inference (schema.InferCompile); nil for schemas given as JSON.
+type inferred struct{ input, output *schema.Validator }
 
 // rawSchema lets a schema be given as JSON text in a []byte or string, not
 // only as a value that encodes to one.
