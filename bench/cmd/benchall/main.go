@@ -228,8 +228,14 @@ type report struct {
 	loadBefore string
 	runs       map[runKey][]sample
 	procs      map[procKey][]procSample
+	starts     map[procKey][]time.Duration // start to first discover, every cold start
 	inproc     map[inprocKey][]inprocSample
 }
+
+// coldStarts is how many more times every implementation is started, per
+// transport and repetition, to time its start: one start is too noisy on
+// a shared machine.
+const coldStarts = 5
 
 // rotate returns impls in the order of repetition r: A B C D, B C D A, ...
 func rotate(impls []string, r int) []string {
@@ -243,6 +249,7 @@ func run(c *config, bins map[string]string) *report {
 		loadBefore: loadAvg(),
 		runs:       map[runKey][]sample{},
 		procs:      map[procKey][]procSample{},
+		starts:     map[procKey][]time.Duration{},
 		inproc:     map[inprocKey][]inprocSample{},
 		listen:     map[string][]listenSample{},
 		fanout:     map[string][]fanoutSample{},
@@ -269,6 +276,20 @@ func run(c *config, bins map[string]string) *report {
 				}
 				procs[impl] = p
 				rep.procs[k] = append(rep.procs[k], procSample{firstDiscover: p.FirstDiscover})
+				rep.starts[k] = append(rep.starts[k], p.FirstDiscover)
+			}
+			for i := range coldStarts {
+				for _, impl := range rotate(order, i+1) {
+					p, err := load.Start([]string{bins[impl]}, impl, transport)
+					if err != nil {
+						continue // the start above reported it
+					}
+					k := procKey{transport, impl}
+					rep.starts[k] = append(rep.starts[k], p.FirstDiscover)
+					if err := p.Stop(); err != nil {
+						logf("  %s: %v", impl, err)
+					}
+				}
 			}
 			for _, method := range c.methodsFor(transport) {
 				ps := procs
