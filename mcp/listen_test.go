@@ -132,8 +132,15 @@ func openStream(t testing.TB, url, id, filter string) *stream {
 // next returns the next frame, failing the test after a timeout.
 func (st *stream) next(t testing.TB) frame {
 	t.Helper()
+	return nextFrame(t, st.frames)
+}
+
+// nextFrame receives the next frame of a stream, failing the test when the
+// stream ends or no frame comes within 5 s.
+func nextFrame(t testing.TB, frames <-chan frame) frame {
+	t.Helper()
 	select {
-	case f, ok := <-st.frames:
+	case f, ok := <-frames:
 		if !ok {
 			t.Fatal("stream ended")
 		}

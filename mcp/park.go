@@ -135,9 +135,10 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 	ps := &parkedStream{conn: conn, st: st}
 	// The stream keeps a copy of the exchange with what its writes need:
 	// the request's exchange holds the Notifier, which holds net/http's
-	// response, connection and buffers.
+	// response, connection and buffers. The id is copied: the stream
+	// outlives the request buffer it points into.
 	x := st.x
-	st.x = &exchange{s: x.s, id: x.id, method: x.method, version: x.version}
+	st.x = &exchange{s: x.s, id: x.id.Clone(), method: x.method, version: x.version}
 	st.x.info.Era, st.x.info.Principal = x.info.Era, x.info.Principal
 	if pipelined {
 		// Request bytes that net/http had read past this request cannot

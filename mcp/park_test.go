@@ -83,16 +83,7 @@ func openRaw(t *testing.T, addr, id, extra string) *rawStream {
 
 func (rs *rawStream) next(t *testing.T) frame {
 	t.Helper()
-	select {
-	case f, ok := <-rs.frames:
-		if !ok {
-			t.Fatal("stream ended")
-		}
-		return f
-	case <-time.After(5 * time.Second):
-		t.Fatal("no frame within 5s")
-	}
-	return nil
+	return nextFrame(t, rs.frames)
 }
 
 // ended waits until the server has closed the stream.
@@ -160,6 +151,22 @@ func TestListenParked(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%d keep-alive comments within 5s, want 2", comments)
 		}
+	}
+
+	// Other requests reuse the server's pooled request buffers meanwhile;
+	// the parked streams' ids must not change with them.
+	for i := range 4 {
+		body := `{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 40+i) + `","method":"server/discover","params":{` + listenMeta + `}}`
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "server/discover")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("server/discover: %v %v", err, resp)
+		}
+		resp.Body.Close()
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
