@@ -93,7 +93,7 @@ func legacyInputFailed(x *exchange, dst []byte, err error) ([]byte, error) {
 	x.s.log.Debug("mcp: no input from the legacy client", "method", x.method, "err", err)
 	msg := "Could not get the input this request needs from the client: " + err.Error()
 	if x.method != "tools/call" {
-		return nil, &Error{Code: CodeInternalError, Message: msg, Err: err}
+		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: msg, Err: err}
 	}
 	body, merr := json.Marshal(errorResult(msg))
 	if merr != nil {
