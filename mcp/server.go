@@ -123,6 +123,11 @@ type ServerOptions struct {
 	// one. stdio is not affected. See AuthOptions.
 	Auth *AuthOptions
 
+	// Interceptors wrap the handling of every call, on every transport and
+	// in both eras, the first outermost: tracing, metrics, auditing, rate
+	// limits. See Interceptor. None by default, at no cost.
+	Interceptors []Interceptor
+
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
@@ -197,6 +202,7 @@ type Server struct {
 	maxBody    int64
 	maxHeader  int
 	auth       authState
+	icpt       []Interceptor // nil when none
 
 	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
@@ -246,6 +252,9 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	if o.CacheScope != CachePublic && o.CacheScope != CachePrivate {
 		panic("mcp.NewServer: CacheScope must be CachePublic or CachePrivate, not " + strconv.Quote(string(o.CacheScope)))
+	}
+	if len(o.Interceptors) > 0 {
+		s.icpt = slices.Clone(o.Interceptors)
 	}
 	s.log = o.Logger
 	if s.log == nil {
