@@ -48,9 +48,9 @@ type MethodOptions struct {
 	// overrides both.
 	Extension         string
 	ExtensionSettings any
-	// ModernOnly keeps the method out of legacy sessions, which then get
+	// DisableLegacy keeps the method out of legacy sessions, which then get
 	// -32601 for it.
-	ModernOnly bool
+	DisableLegacy bool
 }
 
 // customMethod is a registered custom method.
@@ -118,7 +118,7 @@ func (s *Server) RemoveMethod(method string) {
 // era.
 func (sn *snapshot) customHandler(method string, era Era) (methodHandler, bool) {
 	cm := sn.custom[method]
-	if cm == nil || (era == EraLegacy && cm.opts.ModernOnly) {
+	if cm == nil || (era == EraLegacy && cm.opts.DisableLegacy) {
 		return nil, false
 	}
 	return cm.h, true

@@ -30,7 +30,7 @@ func skillsServer(ics ...Interceptor) *Server {
 	}, &MethodOptions{NameParam: "name", Extension: "io.example/skills", ExtensionSettings: map[string]bool{"directory": true}})
 	s.AddMethod("skills/list", func(ctx context.Context, req *MethodRequest) (any, error) {
 		return nil, nil
-	}, &MethodOptions{Extension: "io.example/skills", ModernOnly: true})
+	}, &MethodOptions{Extension: "io.example/skills", DisableLegacy: true})
 	return s
 }
 
@@ -123,7 +123,7 @@ func TestAddMethodLegacy(t *testing.T) {
 		t.Errorf("legacy skills/get:\n got %s\nwant %s", byID["2"], want)
 	}
 	if !strings.Contains(byID["3"], `"code":-32601`) {
-		t.Errorf("ModernOnly method in a legacy session: %s", byID["3"])
+		t.Errorf("DisableLegacy method in a legacy session: %s", byID["3"])
 	}
 }
 

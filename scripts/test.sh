@@ -60,6 +60,7 @@ needs_services() {
   local dir=$1
   case $dir in
     redis | redis/*) ensure_redis ;;
+    interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
   esac
   # The multi-replica test puts nginx in front of several servers; install it for any module
   # whose tests mention nginx.
