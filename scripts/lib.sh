@@ -97,6 +97,19 @@ ensure_conformance() {
     npm_retry install --prefix "$CONFORMANCE_DIR" --save-exact "$CONFORMANCE_PKG"
 }
 
+# The npm reference server that the interop tests (interop/) call over stdio. The pin must match
+# everythingVersion in interop/interop_test.go, which installs it the same way when run alone.
+EVERYTHING_PKG=@modelcontextprotocol/server-everything@2026.8.31
+EVERYTHING_DIR=$CACHE/everything
+
+# ensure_everything: the pinned server-everything, installed with Node 22 first on PATH (the
+# interop tests run it with that Node too).
+ensure_everything() {
+  ensure_node22
+  PATH="$NODE22_BIN:$PATH" install_once "$EVERYTHING_DIR" "$EVERYTHING_PKG" \
+    npm_retry install --prefix "$EVERYTHING_DIR" --no-audit --no-fund --save-exact "$EVERYTHING_PKG"
+}
+
 # conformance ARGS...: run the locally installed suite (npx --no: never fetch anything at run time).
 conformance() {
   (cd "$CONFORMANCE_DIR" && PATH="$NODE22_BIN:$PATH" npx --no conformance "$@")

@@ -151,6 +151,7 @@ needs_services() {
   local dir=$1
   case $dir in
     redis | redis/*) ensure_redis || true ;;
+    interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
   esac
   # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
   if grep -rqlw --include='*_test.go' nginx "$ROOT/$dir" 2>/dev/null; then
@@ -230,6 +231,7 @@ step go:root "go gcc apt" go_module .
 while IFS= read -r dir; do
   case $dir in
     bench | bench/*) step "go:$dir" "go gcc apt" go_module "$dir" -short ;;   # smoke run only
+    interop | interop/*) step "go:$dir" "go gcc node" go_module "$dir" ;;   # runs Node 22 servers
     *) step "go:$dir" "go gcc apt" go_module "$dir" ;;
   esac
 done < <(nested_modules)
