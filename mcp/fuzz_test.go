@@ -18,7 +18,7 @@ import (
 func fuzzServer() *Server {
 	// Listen off: a valid subscriptions/listen would hold ServeHTTP for as
 	// long as its stream is open (FuzzListenParams covers listen).
-	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1", MaxSubscriptions: -1})
+	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1", Listen: ListenOptions{Disable: true}})
 	type in struct {
 		Text string `json:"text"`
 	}
@@ -84,7 +84,7 @@ func FuzzServeHTTP(f *testing.F) {
 func FuzzStdioFraming(f *testing.F) {
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{}}\n\n{bad\r\n"))
 	f.Add([]byte("\n\n\n"))
-	s := NewServer(&ServerOptions{MaxBodyBytes: 256})
+	s := NewServer(&ServerOptions{MaxMessageBytes: 256})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
 		if err := s.ServeStdio(context.Background(), bytes.NewReader(in), &out); err != nil {

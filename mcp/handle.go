@@ -50,7 +50,7 @@ type Notifier interface {
 // A subscriptions/listen request stays in Handle for as long as its stream
 // is open, sending its notifications through n. (ServeHTTP instead parks
 // the streams of HTTP/1.x clients outside net/http and returns; see
-// ServerOptions.DisableListenParking.) In one case Handle appends
+// ServerOptions.HTTP.DisableListenParking.) In one case Handle appends
 // nothing and returns status 0: when the server drops a listen stream
 // whose client reads too slowly; the transport then ends the stream
 // without a response, which tells the client to reconnect.

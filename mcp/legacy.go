@@ -83,26 +83,18 @@ type legacyEra struct {
 	busOnce       sync.Once // subscribeBus
 }
 
-// initLegacy enables the legacy era; called by NewServer unless ModernOnly.
+// initLegacy enables the legacy era; called by NewServer unless
+// Legacy.Disable.
 func (s *Server) initLegacy() {
-	o := &s.opts
+	o := &s.opts.Legacy
 	s.versions = append(slices.Clone(s.modern), legacyVersions...)
-	idle := o.SessionIdleTimeout
-	if idle <= 0 {
-		idle = 30 * time.Minute
-	}
+	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, 30*time.Minute)
 	store := o.SessionStore
 	if store == nil {
 		store = NewMemorySessionStore(idle)
 	}
-	max := o.MaxSessions
-	if max <= 0 {
-		max = 10000
-	}
-	timeout := o.ClientRequestTimeout
-	if timeout <= 0 {
-		timeout = 5 * time.Minute
-	}
+	max := setting("Legacy.MaxSessions", o.MaxSessions, 10000)
+	timeout := setting("Legacy.ClientRequestTimeout", o.ClientRequestTimeout, 5*time.Minute)
 	s.legacy = &legacyEra{
 		sessions:      newSessions(s, store, idle, max),
 		clientTimeout: timeout,

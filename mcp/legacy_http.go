@@ -491,7 +491,7 @@ func (st *sseStream) openSSE(c *sseConn) {
 	go st.keepAlive(c)
 }
 
-// keepAlive sends a comment on connection c every ServerOptions.KeepAlive
+// keepAlive sends a comment on connection c every ServerOptions.HTTP.KeepAlive
 // while it carries the stream; it also keeps the session from idling out
 // (every 15 s when KeepAlive turns the comments off).
 func (st *sseStream) keepAlive(c *sseConn) {

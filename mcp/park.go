@@ -114,7 +114,7 @@ func (w *parkWriters) work() {
 // the usual way; an error means that the connection failed and is closed.
 func (l *listeners) hijackListen(st *listenStream, method string, params []byte) (bool, error) {
 	pk, ok := st.x.notifier.(parker)
-	if !ok || l.s.opts.DisableListenParking {
+	if !ok || l.s.opts.HTTP.DisableListenParking {
 		return false, nil
 	}
 	conn, pipelined := pk.hijack()
