@@ -16,8 +16,9 @@ import (
 // string, bool, integer and float fields with plain names, and arguments
 // whose keys name those fields exactly and whose values are of the field's
 // type, written without escapes. Anything else is left to encoding/json,
-// so where decode reports true the result is what json.Unmarshal gives;
-// FuzzArgDecoder checks that.
+// after checkArgKeys has refused repeated keys and case variants of the
+// field names, so that both ways decode keys exactly; FuzzArgDecoder checks
+// that.
 type argDecoder struct {
 	fields []argField
 }

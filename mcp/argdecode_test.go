@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
 type argsAll struct {
@@ -67,8 +69,11 @@ func TestArgDecoderShapes(t *testing.T) {
 	}
 }
 
-// FuzzArgDecoder checks that wherever the fast argument decoder succeeds,
-// encoding/json succeeds with the same value.
+// FuzzArgDecoder checks that both ways AddTool decodes arguments match
+// keys exactly: wherever the fast argument decoder succeeds, and wherever
+// the key check lets encoding/json decode, the value is the one decoded
+// with exact keys (exactDecode), never one that a case variant or a
+// repeated key put there.
 func FuzzArgDecoder(f *testing.F) {
 	for _, s := range []string{
 		`{"s":"hello","b":true,"i":-3,"i8":127,"u16":65535,"f32":1.5,"f":-2e-3,"Plain":"p","Level":"debug"}`,
@@ -78,20 +83,36 @@ func FuzzArgDecoder(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	d := newArgDecoder(reflect.TypeFor[argsAll]())
+	keys := &argKeys{}
+	addTypeKeys(keys, reflect.TypeFor[argsAll](), map[reflect.Type]bool{})
 	f.Fuzz(func(t *testing.T, args []byte) {
 		if !json.Valid(args) {
 			return
 		}
-		var got argsAll
-		if !d.decode(args, reflect.ValueOf(&got).Elem()) {
+		var fast argsAll
+		fastOK := d.decode(args, reflect.ValueOf(&fast).Elem())
+		var want argsAll
+		exactErr := exactDecode(args, reflect.ValueOf(&want).Elem())
+		if fastOK {
+			if exactErr != nil {
+				t.Fatalf("fast path decoded %s, an exact decode fails: %v", args, exactErr)
+			}
+			if diff := cmp.Diff(want, fast, cmp.AllowUnexported(argsAll{})); diff != "" {
+				t.Fatalf("%s (-exact +fast):\n%s", args, diff)
+			}
+		}
+		if jsonscan.Kind(args) != '{' || keys.check(args) != "" {
+			return // refused before decoding
+		}
+		var slow argsAll
+		if err := json.Unmarshal(args, &slow); err != nil || exactErr != nil {
+			if (err == nil) != (exactErr == nil) {
+				t.Fatalf("%s: encoding/json error %v, exact decode error %v", args, err, exactErr)
+			}
 			return
 		}
-		var want argsAll
-		if err := json.Unmarshal(args, &want); err != nil {
-			t.Fatalf("fast path decoded %s, encoding/json fails: %v", args, err)
-		}
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(argsAll{})); diff != "" {
-			t.Fatalf("%s (-json +fast):\n%s", args, diff)
+		if diff := cmp.Diff(want, slow, cmp.AllowUnexported(argsAll{})); diff != "" {
+			t.Fatalf("%s (-exact +encoding/json):\n%s", args, diff)
 		}
 	})
 }

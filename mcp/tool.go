@@ -103,6 +103,7 @@ type toolEntry struct {
 	input   *schema.Validator
 	output  *schema.Validator
 	headers []paramHeader
+	keys    *argKeys // declared argument names, for checkArgKeys
 	handler RawToolHandler
 }
 
@@ -140,7 +141,8 @@ func AddTool[In, Out any](s *Server, t *Tool, h ToolHandler[In, Out]) {
 		}
 		tt.OutputSchema, pre.output = json.RawMessage(b), v
 	}
-	dec := newArgDecoder(reflect.TypeFor[In]())
+	pre.in = reflect.TypeFor[In]()
+	dec := newArgDecoder(pre.in)
 	s.addTool(&tt, pre, func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
 		var in In
 		if dec == nil || !dec.decode(req.Arguments, reflect.ValueOf(&in).Elem()) {
@@ -212,6 +214,10 @@ func (s *Server) addTool(t *Tool, pre inferred, h RawToolHandler) {
 			panic(fmt.Sprintf("AddTool %q: input schema: %v", t.Name, err))
 		}
 	}
+	e.keys = schemaArgKeys(in)
+	if pre.in != nil {
+		addTypeKeys(e.keys, pre.in, map[reflect.Type]bool{})
+	}
 	if e.headers, err = paramHeaders(in); err != nil {
 		panic(fmt.Sprintf("AddTool %q: x-mcp-header: %v", t.Name, err))
 	}
@@ -242,8 +248,12 @@ func (s *Server) addTool(t *Tool, pre inferred, h RawToolHandler) {
 }
 
 // inferred holds the validators of the schemas AddTool inferred, compiled
-// with the inference (schema.InferCompile); nil for schemas given as JSON.
-type inferred struct{ input, output *schema.Validator }
+// with the inference (schema.InferCompile), nil for schemas given as JSON,
+// and the type AddTool decodes arguments into (nil for AddRawTool).
+type inferred struct {
+	input, output *schema.Validator
+	in            reflect.Type
+}
 
 // rawSchema lets a schema be given as JSON text in a []byte or string, not
 // only as a value that encodes to one.
@@ -379,6 +389,9 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	task := t.tool.TaskSupport != TaskNone && info.ClientCapabilities.HasExtension(TasksExtension)
 	if !task && t.tool.TaskSupport == TaskRequired {
 		return nil, missingTasksExtension()
+	}
+	if msg := t.keys.check(args); msg != "" {
+		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+msg))
 	}
 	if verr := t.input.ValidateJSON(args); verr != nil { // args were validated with the request
 		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+verr.Error()))

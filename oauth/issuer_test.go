@@ -137,7 +137,22 @@ func (is *testIssuer) claims(resource string) jwt.MapClaims {
 // mint signs claims with method, key and kid ("" for none).
 func (is *testIssuer) mint(method jwt.SigningMethod, key any, kid string, c jwt.MapClaims) string {
 	is.t.Helper()
+	return is.mintHeader(method, key, kid, c, nil)
+}
+
+// mintHeader is mint with header members set (a nil value deletes one).
+// Tokens are typed at+jwt, as RFC 9068 asks, unless hdr changes "typ".
+func (is *testIssuer) mintHeader(method jwt.SigningMethod, key any, kid string, c jwt.MapClaims, hdr map[string]any) string {
+	is.t.Helper()
 	tok := jwt.NewWithClaims(method, c)
+	tok.Header["typ"] = "at+jwt"
+	for k, v := range hdr {
+		if v == nil {
+			delete(tok.Header, k)
+		} else {
+			tok.Header[k] = v
+		}
+	}
 	if kid != "" {
 		tok.Header["kid"] = kid
 	}

@@ -55,13 +55,31 @@ type JWTOptions struct {
 	// MinRefreshInterval is the least time between two fetches caused by
 	// tokens that name an unknown key. Default one minute.
 	MinRefreshInterval time.Duration
+	// TokenTypes are the accepted values of the JOSE "typ" header,
+	// compared without regard to case; the empty string admits a token
+	// without "typ". A token of any other type is refused. Default
+	// CompatibleTokenTypes, which admits the "JWT" (or absent) type that
+	// many authorization servers still put on access tokens: the audience,
+	// issuer and expiry checks keep ID tokens out. StrictTokenTypes is
+	// RFC 9068's rule.
+	TokenTypes []string
 }
+
+// CompatibleTokenTypes are the JWT "typ" values a JWTVerifier accepts by
+// default: RFC 9068's access token type in both spellings, "JWT", and no
+// "typ" at all.
+var CompatibleTokenTypes = []string{"at+jwt", "application/at+jwt", "JWT", ""}
+
+// StrictTokenTypes are the "typ" values RFC 9068 allows for JWT access
+// tokens; set JWTOptions.TokenTypes to it to refuse every other token.
+var StrictTokenTypes = []string{"at+jwt", "application/at+jwt"}
 
 // JWTVerifier is an mcp.TokenVerifier for JWT access tokens signed with
 // keys from a JWK Set. It is safe for concurrent use.
 type JWTVerifier struct {
 	issuer   string
 	audience string
+	types    []string
 	parser   *jwt.Parser
 	keys     *keySource
 }
@@ -113,6 +131,7 @@ func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
 	v := &JWTVerifier{
 		issuer:   opts.Issuer,
 		audience: canonicalResource(opts.Audience),
+		types:    append([]string(nil), cmpOr(opts.TokenTypes, CompatibleTokenTypes)...),
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(algs),
 			jwt.WithIssuer(opts.Issuer),
@@ -130,6 +149,37 @@ func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
 		},
 	}
 	return v, nil
+}
+
+func cmpOr(a, def []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return def
+}
+
+// checkHeader applies the JOSE header rules the JWT library leaves to its
+// caller: "crit" (RFC 7515 section 4.1.11) names extensions the recipient
+// must understand, and this verifier understands none, so any "crit" is
+// refused; "typ" must be one of the accepted token types.
+func (v *JWTVerifier) checkHeader(h map[string]any) error {
+	if _, ok := h["crit"]; ok {
+		return fmt.Errorf("the token's crit header names extensions this verifier does not understand (%v)", h["crit"])
+	}
+	typ, present := h["typ"]
+	s, ok := typ.(string)
+	if present && !ok {
+		return errors.New("the token's typ header is not a string")
+	}
+	for _, t := range v.types {
+		if strings.EqualFold(t, s) {
+			return nil
+		}
+	}
+	if !present {
+		return errors.New("the token has no typ header, and untyped tokens are not accepted")
+	}
+	return fmt.Errorf("the token's type %q is not an accepted access token type", s)
 }
 
 func positive(d, def time.Duration) time.Duration {
@@ -161,7 +211,9 @@ func (v *JWTVerifier) Refresh(ctx context.Context) error {
 // algorithm matching the key's type, "iss" is the issuer, "aud" contains
 // the audience, "exp" is present and not past, "nbf" and "iat" are not in
 // the future (all with the leeway), and "sub" is present. Scopes come from
-// "scope" (space-separated) or "scp" (a list or a string). Errors wrap
+// "scope" (space-separated) or "scp" (a list or a string). A token with a
+// "crit" header, or whose "typ" is not in JWTOptions.TokenTypes, is
+// refused before its key is looked up. Errors wrap
 // mcp.ErrInvalidToken, except when the key set could not be fetched.
 // Error texts never contain the token.
 func (v *JWTVerifier) VerifyToken(ctx context.Context, token string) (*mcp.Principal, error) {
@@ -170,6 +222,9 @@ func (v *JWTVerifier) VerifyToken(ctx context.Context, token string) (*mcp.Princ
 	}
 	claims := jwt.MapClaims{}
 	_, err := v.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
+		if err := v.checkHeader(t.Header); err != nil {
+			return nil, err
+		}
 		kid, _ := t.Header["kid"].(string)
 		return v.keys.key(ctx, kid, t.Method.Alg())
 	})

@@ -498,3 +498,47 @@ func BenchmarkVerifyToken(b *testing.B) {
 		})
 	}
 }
+
+// TestJWTTypAndCrit checks the JOSE header rules: a "crit" header is always
+// refused (this verifier understands no extension), and "typ" must be an
+// accepted token type, by default the compatible set, or RFC 9068's alone.
+func TestJWTTypAndCrit(t *testing.T) {
+	is := newTestIssuer(t)
+	compatible := newVerifier(t, is, nil)
+	strict := newVerifier(t, is, func(o *JWTOptions) { o.TokenTypes = StrictTokenTypes })
+	tok := func(hdr map[string]any) string {
+		return is.mintHeader(jwt.SigningMethodRS256, is.rsa, "rsa-1", is.claims(resource), hdr)
+	}
+	tests := []struct {
+		name         string
+		token        string
+		compat, strc string // "" accepted, else in the error
+	}{
+		{"at+jwt", tok(nil), "", ""},
+		{"application/at+jwt", tok(map[string]any{"typ": "application/at+jwt"}), "", ""},
+		{"AT+JWT", tok(map[string]any{"typ": "AT+JWT"}), "", ""},
+		{"JWT", tok(map[string]any{"typ": "JWT"}), "", `type "JWT" is not an accepted`},
+		{"no typ", tok(map[string]any{"typ": nil}), "", "no typ header"},
+		{"id token type", tok(map[string]any{"typ": "id+jwt"}), `type "id+jwt"`, `type "id+jwt"`},
+		{"logout token type", tok(map[string]any{"typ": "logout+jwt"}), "not an accepted access token type", "not an accepted"},
+		{"typ not a string", tok(map[string]any{"typ": 7}), "typ header is not a string", "typ header is not a string"},
+		{"crit unknown", tok(map[string]any{"crit": []string{"x-unknown"}, "x-unknown": true}), "crit header", "crit header"},
+		{"crit b64", tok(map[string]any{"crit": []string{"b64"}, "b64": false}), "crit header", "crit header"},
+		{"crit empty", tok(map[string]any{"crit": []string{}}), "crit header", "crit header"},
+		{"crit not a list", tok(map[string]any{"crit": "exp"}), "crit header", "crit header"},
+	}
+	for _, tt := range tests {
+		for _, c := range []struct {
+			v    *JWTVerifier
+			want string
+		}{{compatible, tt.compat}, {strict, tt.strc}} {
+			_, err := c.v.VerifyToken(context.Background(), tt.token)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("%s: %v, want accepted", tt.name, err)
+			case c.want != "" && (!errors.Is(err, mcp.ErrInvalidToken) || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%s: %v, want ErrInvalidToken because %q", tt.name, err, c.want)
+			}
+		}
+	}
+}

@@ -38,6 +38,11 @@ Usage:
   mcpkit serve [flags]     run the demo server (Streamable HTTP, or stdio with --stdio)
   mcpkit discover URL      probe any MCP server: its era, versions, capabilities
   mcpkit discover -- CMD   the same for a stdio server (spawns CMD)
+  mcpkit call URL TOOL [JSON]       call a tool and print its result
+  mcpkit read URL URI               read a resource
+  mcpkit prompt URL NAME [JSON]     get a prompt
+  mcpkit tools|resources|prompts URL   list what the server offers
+                           (for a stdio server, leave out URL and end with -- CMD)
   mcpkit help              show this help
 
 Run "mcpkit COMMAND -h" for the flags of a command.
@@ -53,6 +58,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args[1:], stdin, stdout, stderr)
 	case "discover":
 		return discover(args[1:], stdout, stderr)
+	case "call":
+		return call(args[1:], stdin, stdout, stderr)
+	case "read":
+		return read(args[1:], stdin, stdout, stderr)
+	case "prompt":
+		return prompt(args[1:], stdin, stdout, stderr)
+	case "tools", "resources", "prompts":
+		return listCmd(args[0], args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

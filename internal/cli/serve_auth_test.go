@@ -63,6 +63,7 @@ func localIssuer(t *testing.T) (url string, mint func(aud, scope string) string)
 			"iat": time.Now().Unix(), "exp": time.Now().Add(time.Minute).Unix(),
 		})
 		tok.Header["kid"] = "k1"
+		tok.Header["typ"] = "at+jwt"
 		s, err := tok.SignedString(key)
 		if err != nil {
 			t.Fatal(err)

@@ -326,3 +326,17 @@ func TestProgressFixture(t *testing.T) {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }
+
+// TestXMcpHeaderCaseVariant checks that test_x_mcp_header cannot be made to
+// act on another region than the one the Mcp-Param-Region header routed on.
+func TestXMcpHeaderCaseVariant(t *testing.T) {
+	c := newClient(t)
+	r := c.result("tools/call", map[string]any{"name": "test_x_mcp_header", "arguments": map[string]any{"region": "us", "REGION": "eu"}})
+	if r["isError"] != true {
+		t.Fatalf("result %v, want an isError result", r)
+	}
+	b, _ := json.Marshal(r["content"])
+	if !strings.Contains(string(b), `REGION`) {
+		t.Errorf("content %s does not name the key REGION", b)
+	}
+}

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+var promptCommand = clientCommand{
+	name:     "prompt",
+	synopsis: "NAME [JSON]",
+	about: `Gets a prompt and prints its messages, each under its role: text as text, other
+content as indented JSON (--json: the result object as the server sent it).
+JSON is the prompt's arguments, an object of strings: '{"name":"Ada"}'.
+`,
+	min: 1, max: 2,
+}
+
+// prompt runs `mcpkit prompt`.
+func prompt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f, t, pos, code, ok := parseClientArgs(promptCommand, args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	var argJSON string
+	if len(pos) > 1 {
+		argJSON = pos[1]
+	}
+	arguments, err := jsonObjectArg("the prompt's arguments", argJSON)
+	if err == nil && arguments != nil {
+		// Prompt arguments are strings (GetPromptRequest.params.arguments).
+		var m map[string]string
+		if json.Unmarshal(arguments, &m) != nil {
+			err = fmt.Errorf("the prompt's arguments must be an object of strings, like '{\"name\":\"Ada\"}'; got %s", quoteShort(argJSON))
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit prompt: %v\n", err)
+		return exitUsage
+	}
+	ctx := context.Background()
+	c, code := connectClient(ctx, "prompt", f, t, clientIO{stdin, stderr})
+	if c == nil {
+		return code
+	}
+	defer c.Close()
+	res, err := c.GetPrompt(ctx, pos[0], arguments)
+	if err != nil {
+		return requestFailed("prompt", err, stderr)
+	}
+	if f.json {
+		printRaw(stdout, res)
+		return exitOK
+	}
+	if err := printPromptResult(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "mcpkit prompt: %v\n", err)
+		return exitRequestFails
+	}
+	return exitOK
+}
