@@ -6,6 +6,7 @@ package interop
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/mcpkit/interop/gosdkserver"
+	"github.com/mcpkit/mcpkit/interop/mcpgoserver"
 )
 
 // mcpkitBin is the mcpkit command, built by TestMain.
@@ -30,6 +32,13 @@ var mcpkitBin string
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("INTEROP_GOSDK_MODE"); mode != "" {
 		os.Exit(gosdkserver.Main([]string{mode}))
+	}
+	if mode := os.Getenv("INTEROP_MCPGO_MODE"); mode != "" {
+		if err := mcpgoserver.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	dir, err := os.MkdirTemp("", "mcpkit-interop-")
 	if err != nil {
@@ -235,7 +244,8 @@ func TestGoSDKCheck(t *testing.T) {
 	}
 }
 
-// everythingVersion pins the npm reference server.
+// everythingVersion pins the npm reference server; scripts/lib.sh
+// (EVERYTHING_PKG) installs the same version before the tests run.
 const everythingVersion = "2026.8.31"
 
 // cacheDir is the mcpkit cache folder, as scripts/lib.sh names it:
@@ -265,7 +275,7 @@ func everythingServer(t *testing.T) []string {
 	dir := filepath.Join(cache, "everything")
 	pkg := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything")
 	entry := filepath.Join(pkg, "dist", "index.js")
-	node, nodeErr := exec.LookPath("node")
+	node, nodeErr := node22(cache)
 	if !installed(pkg, everythingVersion) {
 		npm, err := exec.LookPath("npm")
 		if err != nil || nodeErr != nil {

@@ -372,7 +372,7 @@ func TestAuthScopeIncludes(t *testing.T) {
 // media type checks still come first and still answer JSON-RPC errors on a
 // protected server, with or without a token.
 func TestAuthTransportRulesHold(t *testing.T) {
-	o := &mcp.ServerOptions{Auth: testAuthOptions("on"), MaxBodyBytes: 512}
+	o := &mcp.ServerOptions{Auth: testAuthOptions("on"), MaxMessageBytes: 512}
 	_, url := authServer(t, o, nil)
 	tests := []struct {
 		name   string

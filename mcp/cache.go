@@ -127,18 +127,15 @@ func (x *exchange) servePage(ctx context.Context, l *listing, dst []byte) ([]byt
 }
 
 // appendHint appends the cache hint members `"ttlMs":N,"cacheScope":"..."`
-// for ttl and scope; zero values take the server's defaults and a negative
-// ttl is sent as 0.
+// for ttl and scope; zero values take the server's (ServerOptions.Cache,
+// resolved by NewServer), and Off (a negative ttl) is sent as 0.
 func (s *Server) appendHint(dst []byte, ttl time.Duration, scope CacheScope) []byte {
 	if ttl == 0 {
-		ttl = s.opts.CacheTTL
-		if ttl == 0 {
-			ttl = time.Hour
-		}
+		ttl = s.opts.Cache.TTL
 	}
 	ttl = max(ttl, 0)
 	if scope == "" {
-		scope = s.opts.CacheScope
+		scope = s.opts.Cache.Scope
 	}
 	dst = append(dst, `"ttlMs":`...)
 	dst = strconv.AppendInt(dst, ttl.Milliseconds(), 10)

@@ -37,8 +37,8 @@ func TestCacheHintsOnEveryCacheableResult(t *testing.T) {
 		wantScope string
 	}{
 		{"defaults", nil, 3600000, "public"},
-		{"configured", &ServerOptions{CacheTTL: 90 * time.Second, CacheScope: CachePrivate}, 90000, "private"},
-		{"negative ttl", &ServerOptions{CacheTTL: -1}, 0, "public"},
+		{"configured", &ServerOptions{Cache: CacheOptions{TTL: 90 * time.Second, Scope: CachePrivate}}, 90000, "private"},
+		{"ttl off", &ServerOptions{Cache: CacheOptions{TTL: Off}}, 0, "public"},
 	}
 	calls := []struct{ method, params string }{
 		{"server/discover", `{}`},

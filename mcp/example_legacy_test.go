@@ -73,7 +73,7 @@ func Example_legacySession() {
 // ModernOnly drops the legacy era.
 func ExampleServer_SupportedVersions() {
 	fmt.Println(mcp.NewServer(nil).SupportedVersions())
-	fmt.Println(mcp.NewServer(&mcp.ServerOptions{ModernOnly: true}).SupportedVersions())
+	fmt.Println(mcp.NewServer(&mcp.ServerOptions{Legacy: mcp.LegacyOptions{Disable: true}}).SupportedVersions())
 	// Output:
 	// [2026-07-28 2025-11-25 2025-06-18 2025-03-26 2024-11-05]
 	// [2026-07-28]
@@ -83,7 +83,7 @@ func ExampleServer_SupportedVersions() {
 // sessions that stay idle.
 func ExampleNewMemorySessionStore() {
 	store := mcp.NewMemorySessionStore(30 * time.Minute)
-	s := mcp.NewServer(&mcp.ServerOptions{SessionStore: store, SessionIdleTimeout: 30 * time.Minute})
+	s := mcp.NewServer(&mcp.ServerOptions{Legacy: mcp.LegacyOptions{SessionStore: store, SessionIdleTimeout: 30 * time.Minute}})
 	_ = s
 
 	ctx := context.Background()

@@ -10,7 +10,7 @@ import (
 
 // ListRoots asks the client for its roots (the directories it shares).
 func ExampleToolRequest_ListRoots() {
-	s := mcp.NewServer(&mcp.ServerOptions{StateKeys: [][]byte{[]byte("an example key of 32 bytes or more!")}})
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes or more!")}}})
 	mcp.AddTool(s, &mcp.Tool{Name: "count_roots", Description: "Counts the client's roots."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			r, err := req.ListRoots("roots")
@@ -33,7 +33,7 @@ func ExampleToolRequest_ListRoots() {
 // SaveState keeps handler state across rounds inside the sealed
 // requestState; LoadState reads it back in the next round.
 func ExampleToolRequest_SaveState() {
-	s := mcp.NewServer(&mcp.ServerOptions{StateKeys: [][]byte{[]byte("an example key of 32 bytes or more!")}})
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes or more!")}}})
 	type progress struct{ Step int }
 	mcp.AddTool(s, &mcp.Tool{Name: "wizard", Description: "Walks through two steps."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {

@@ -20,7 +20,7 @@ func ExampleToolRequest_Elicit() {
 	s := mcp.NewServer(&mcp.ServerOptions{
 		Name: "files", Version: "1.0.0",
 		// Replicas share their keys; see docs/mrtr.md.
-		StateKeys: [][]byte{[]byte("an example key of 32 bytes or more!")},
+		State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes or more!")}},
 	})
 	type In struct {
 		Path string `json:"path"`
@@ -88,7 +88,7 @@ func mrtrPost(s *mcp.Server, params, caps string) map[string]any {
 
 // ElicitForm infers the form from a struct and returns the answer as one.
 func ExampleElicitForm() {
-	s := mcp.NewServer(&mcp.ServerOptions{StateKeys: [][]byte{[]byte("an example key of 32 bytes or more!")}})
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes or more!")}}})
 	type RSVP struct {
 		Name   string `json:"name" jsonschema:"Your name"`
 		Guests int    `json:"guests,omitempty" jsonschema:"How many people you bring"`
@@ -119,7 +119,7 @@ func ExampleElicitForm() {
 // Sample asks the client's model; a request that does not declare sampling
 // gets a -32021 error naming the capability.
 func ExampleToolRequest_Sample() {
-	s := mcp.NewServer(&mcp.ServerOptions{StateKeys: [][]byte{[]byte("an example key of 32 bytes or more!")}})
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes or more!")}}})
 	mcp.AddTool(s, &mcp.Tool{Name: "haiku", Description: "Writes a haiku with the client's model."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			r, err := req.Sample("poem", &mcp.CreateMessageParams{

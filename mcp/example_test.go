@@ -86,11 +86,26 @@ func ExampleServerOptions() {
 		Name:         "weather",
 		Version:      "1.2.0",
 		Instructions: "Ask for forecasts by city.",
-		CacheTTL:     5 * time.Minute,
+		Cache:        mcp.CacheOptions{TTL: 5 * time.Minute},
 	})
 	fmt.Println(exampleRPC(s, "server/discover", `{}`, ""))
 	// Output:
 	// {"id":1,"result":{"cacheScope":"public","capabilities":{},"instructions":"Ask for forecasts by city.","resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"ttlMs":300000}}
+}
+
+// A setting that can be off takes mcp.Off, and a feature is turned off by
+// its group's Disable field. Here the discover result is stale at once, idle
+// streams get no keep-alive comments, and only the modern revision is
+// served.
+func ExampleServerOptions_off() {
+	s := mcp.NewServer(&mcp.ServerOptions{
+		Cache:  mcp.CacheOptions{TTL: mcp.Off},
+		HTTP:   mcp.HTTPOptions{KeepAlive: mcp.Off},
+		Legacy: mcp.LegacyOptions{Disable: true},
+	})
+	fmt.Println(exampleRPC(s, "server/discover", `{}`, ""))
+	// Output:
+	// {"id":1,"result":{"cacheScope":"public","capabilities":{},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":0}}
 }
 
 // ForecastIn and ForecastOut are the arguments and result of a typed tool:

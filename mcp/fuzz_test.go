@@ -18,7 +18,7 @@ import (
 func fuzzServer() *Server {
 	// Listen off: a valid subscriptions/listen would hold ServeHTTP for as
 	// long as its stream is open (FuzzListenParams covers listen).
-	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1", MaxSubscriptions: -1})
+	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1", Listen: ListenOptions{Disable: true}})
 	type in struct {
 		Text string `json:"text"`
 	}
@@ -84,7 +84,7 @@ func FuzzServeHTTP(f *testing.F) {
 func FuzzStdioFraming(f *testing.F) {
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{}}\n\n{bad\r\n"))
 	f.Add([]byte("\n\n\n"))
-	s := NewServer(&ServerOptions{MaxBodyBytes: 256})
+	s := NewServer(&ServerOptions{MaxMessageBytes: 256})
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var out bytes.Buffer
 		if err := s.ServeStdio(context.Background(), bytes.NewReader(in), &out); err != nil {
@@ -148,7 +148,7 @@ func FuzzScanMeta(f *testing.F) {
 		}
 		refErr := json.Unmarshal(params, &ref)
 		rm, err := scanMeta(params)
-		if err != nil || refErr != nil || !rm.present {
+		if err != nil || refErr != nil || !rm.p.present {
 			return
 		}
 		var want string
@@ -186,7 +186,7 @@ func checkMetaVisitor(t *testing.T, params []byte) {
 		return len(a) == len(b) && (a == nil) == (b == nil) && (len(a) == 0 || &a[0] == &b[0])
 	}
 	got, want := mv.rm, rm
-	if got.present != want.present || !same(got.version, want.version) || !same(got.caps, want.caps) ||
+	if got.p.present != want.p.present || !same(got.extraMeta(msg.Params), want.extraMeta(msg.Params)) || !same(got.version, want.version) || !same(got.caps, want.caps) ||
 		!same(got.clientInfo, want.clientInfo) || !same(got.logLevel, want.logLevel) || !same(got.progressToken, want.progressToken) {
 		t.Fatalf("params %s: visitor found _meta %+v, scanMeta %+v", params, got, want)
 	}

@@ -89,7 +89,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := (*buf)[len(body):len(body)]
-	if msg.Method == "server/discover" {
+	if msg.Method == "server/discover" && s.icpt == nil {
 		// Answered without a sink (discover sends no notifications), and
 		// with the message on this frame: no allocation.
 		resp, status := s.discover(out, &msg, &hh, &mv)
@@ -120,7 +120,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
 	sink.finish(resp, status)
 }
@@ -388,7 +388,7 @@ func acceptsSSE(v []string) bool {
 }
 
 // checkOrigin protects against DNS rebinding: an Origin header must be a
-// loopback origin or allowed by ServerOptions.AllowedOrigins, and a request
+// loopback origin or allowed by ServerOptions.HTTP.AllowedOrigins, and a request
 // that reached a loopback address must name a loopback Host or an allowed
 // one.
 // origins holds the request's Origin header values.
@@ -407,7 +407,7 @@ func (s *Server) checkOrigin(r *http.Request, origins []string) *Error {
 }
 
 func (s *Server) originAllowed(origin string) bool {
-	for _, o := range s.opts.AllowedOrigins {
+	for _, o := range s.opts.HTTP.AllowedOrigins {
 		if o == "*" || o == origin {
 			return true
 		}
@@ -420,7 +420,7 @@ func (s *Server) originAllowed(origin string) bool {
 }
 
 func (s *Server) hostAllowed(host string) bool {
-	for _, h := range s.opts.AllowedHosts {
+	for _, h := range s.opts.HTTP.AllowedHosts {
 		if h == "*" || strings.EqualFold(h, host) {
 			return true
 		}
@@ -429,7 +429,7 @@ func (s *Server) hostAllowed(host string) bool {
 		return true // HTTP/1.0 without Host
 	}
 	name := hostName(host)
-	for _, h := range s.opts.AllowedHosts {
+	for _, h := range s.opts.HTTP.AllowedHosts {
 		if strings.EqualFold(h, name) {
 			return true
 		}
@@ -473,7 +473,7 @@ func isLoopbackAddr(a net.Addr) bool {
 
 // NewHTTPServer returns an *http.Server that serves s at path (default
 // "/mcp") on addr, with the limits a public endpoint needs: a header limit
-// backing ServerOptions.MaxHeaderBytes, read and idle timeouts, and no write
+// backing ServerOptions.HTTP.MaxHeaderBytes, read and idle timeouts, and no write
 // timeout (SSE responses are
 // long-lived; handlers are cancelled when the client goes away). A server
 // with AuthOptions also serves its Protected Resource Metadata at the

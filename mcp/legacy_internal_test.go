@@ -198,7 +198,7 @@ func TestLegacyServerRequestHTTP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewServer(&ServerOptions{ClientRequestTimeout: time.Second}) // answers come well within it, even under -race on 2 busy cores
+			s := NewServer(&ServerOptions{Legacy: LegacyOptions{ClientRequestTimeout: time.Second}}) // answers come well within it, even under -race on 2 busy cores
 			askTool(s, "roots/list", "{}")
 			c := newLegacyHTTP(t, s)
 			resp := c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask"}}`)
@@ -285,7 +285,7 @@ func TestLegacyServerRequestStdio(t *testing.T) {
 // handler waiting for the client's answer fails at once instead of waiting
 // for the timeout.
 func TestLegacyStdioEOFFailsPendingRequest(t *testing.T) {
-	s := NewServer(&ServerOptions{ClientRequestTimeout: time.Hour})
+	s := NewServer(&ServerOptions{Legacy: LegacyOptions{ClientRequestTimeout: time.Hour}})
 	askTool(s, "roots/list", "{}")
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask"}}
@@ -413,7 +413,7 @@ func TestLegacyListChanged(t *testing.T) {
 // TestLegacyMaxSessions: initialize past MaxSessions gets 503, and ending
 // a session makes room.
 func TestLegacyMaxSessions(t *testing.T) {
-	s := NewServer(&ServerOptions{MaxSessions: 1})
+	s := NewServer(&ServerOptions{Legacy: LegacyOptions{MaxSessions: 1}})
 	c := newLegacyHTTP(t, s)
 	other := &legacyClient{t: t, url: c.url}
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`

@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -33,7 +35,7 @@ type SubscriptionFilter struct {
 const (
 	// methodListen is the method that opens a listen stream.
 	methodListen = "subscriptions/listen"
-	// defaultMaxSubscriptions is ServerOptions.MaxSubscriptions' default.
+	// defaultMaxSubscriptions is ServerOptions.Listen.MaxSubscriptions' default.
 	defaultMaxSubscriptions = 10000
 	// listenBuffer is how many changes may wait for one listen stream.
 	// A stream whose client reads so slowly that more pile up is dropped,
@@ -69,11 +71,15 @@ type listeners struct {
 	hangups hangupWatch
 }
 
-func (l *listeners) init(s *Server, max int) {
+func (l *listeners) init(s *Server, o *ListenOptions) {
 	l.s = s
-	l.max = max
-	if l.max == 0 {
-		l.max = defaultMaxSubscriptions
+	switch {
+	case o.Disable:
+		l.max = 0
+	case o.MaxSubscriptions < 0: // Off: no cap
+		l.max = math.MaxInt
+	default:
+		l.max = cmp.Or(o.MaxSubscriptions, defaultMaxSubscriptions)
 	}
 	l.subs = make(map[*subscription]struct{})
 }
@@ -313,6 +319,8 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	if ps := st.park; ps != nil {
 		if ps.held != nil {
 			<-ps.held
+		} else if ps.done != nil {
+			<-ps.done
 		}
 		return nil, errNoResponse
 	}

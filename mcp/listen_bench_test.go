@@ -67,7 +67,7 @@ func openListens(tb testing.TB, s *mcp.Server, n int, each func()) (stop func())
 func BenchmarkListenFanout1000(b *testing.B) {
 	const listeners = 1000
 	bus := new(mcp.LocalBus)
-	s, _ := listenServer(b, &mcp.ServerOptions{Bus: bus, MaxSubscriptions: 2 * listeners})
+	s, _ := listenServer(b, &mcp.ServerOptions{Bus: bus, Listen: mcp.ListenOptions{MaxSubscriptions: 2 * listeners}})
 	var got sync.WaitGroup
 	stop := openListens(b, s, listeners, got.Done)
 	defer stop()
@@ -104,7 +104,7 @@ func reportStreamMemory(b *testing.B, before, beforeStacks, after, afterStacks u
 // without a transport: bytes/stream.
 func BenchmarkListenIdleMemory(b *testing.B) {
 	const streams = 2000
-	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
+	s, _ := listenServer(b, &mcp.ServerOptions{Listen: mcp.ListenOptions{MaxSubscriptions: streams}})
 	for range b.N {
 		before, beforeStacks := heapAndStacks()
 		stop := openListens(b, s, streams, nil)
@@ -122,7 +122,7 @@ func BenchmarkListenIdleMemory(b *testing.B) {
 // away: what any library pays for one connection per stream.
 func BenchmarkListenIdleMemoryHTTP(b *testing.B) {
 	const streams = 500
-	s, _ := listenServer(b, &mcp.ServerOptions{MaxSubscriptions: streams})
+	s, _ := listenServer(b, &mcp.ServerOptions{Listen: mcp.ListenOptions{MaxSubscriptions: streams}})
 	b.Run("mcpkit", func(b *testing.B) { benchIdleStreams(b, s, streams) })
 	b.Run("floor", func(b *testing.B) {
 		benchIdleStreams(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -300,12 +300,12 @@ func TestListenShutdown(t *testing.T) {
 }
 
 func TestListenErrors(t *testing.T) {
-	s, _ := listenServer(t, &mcp.ServerOptions{MaxSubscriptions: 1})
+	s, _ := listenServer(t, &mcp.ServerOptions{Listen: mcp.ListenOptions{MaxSubscriptions: 1}})
 	srv := serveHTTP(t, s)
 	open := openStream(t, srv.URL, `1`, `{}`)
 	open.next(t)
 
-	off := mcp.NewServer(&mcp.ServerOptions{MaxSubscriptions: -1})
+	off := mcp.NewServer(&mcp.ServerOptions{Listen: mcp.ListenOptions{Disable: true}})
 	mcp.AddTool(off, &mcp.Tool{Name: "echo", Description: "Echoes."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
 	offSrv := serveHTTP(t, off)
@@ -345,7 +345,7 @@ func TestListenErrors(t *testing.T) {
 
 // Idle streams get keep-alive comments at the configured interval.
 func TestListenKeepAlive(t *testing.T) {
-	s, _ := listenServer(t, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+	s, _ := listenServer(t, &mcp.ServerOptions{HTTP: mcp.HTTPOptions{KeepAlive: 20 * time.Millisecond}})
 	srv := serveHTTP(t, s)
 	st := openStream(t, srv.URL, `1`, `{}`)
 	st.next(t)

@@ -156,8 +156,8 @@ func mrtrServer(opts *ServerOptions) (*Server, *atomic.Int64) {
 	if o.Name == "" {
 		o.Name, o.Version = "mrtr", "1.0.0"
 	}
-	if len(o.StateKeys) == 0 {
-		o.StateKeys = [][]byte{[]byte("0123456789abcdef0123456789abcdef")}
+	if len(o.State.Keys) == 0 {
+		o.State.Keys = [][]byte{[]byte("0123456789abcdef0123456789abcdef")}
 	}
 	s := NewServer(&o)
 	runs := new(atomic.Int64)

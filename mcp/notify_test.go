@@ -259,7 +259,7 @@ func TestCancellationStdio(t *testing.T) {
 
 func TestSSEKeepAlive(t *testing.T) {
 	s := chattyServer(nil, nil)
-	s.keepAlive = 20 * time.Millisecond // as ServerOptions.KeepAlive sets it
+	s.keepAlive = 20 * time.Millisecond // as ServerOptions.HTTP.KeepAlive sets it
 	srv := httptest.NewServer(s)
 	defer srv.Close()
 	ct, msgs, raw := post(t, context.Background(), srv.URL, "tools/call", "slow", `{"name":"slow"}`, `"progressToken":7`)

@@ -111,7 +111,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // ends with the connection, notifications and keep-alives arrive, and
 // Shutdown ends it with the graceful result and closes the connection.
 func TestListenParked(t *testing.T) {
-	s, toggle := listenServer(t, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+	s, toggle := listenServer(t, &mcp.ServerOptions{HTTP: mcp.HTTPOptions{KeepAlive: 20 * time.Millisecond}})
 	srv := serveHTTP(t, s)
 	addr := srv.Listener.Addr().String()
 	a := openRaw(t, addr, `1`, "")
@@ -197,7 +197,7 @@ func TestListenParkedClientGone(t *testing.T) {
 			if keepAlive < 0 && runtime.GOOS != "linux" {
 				t.Skip("without keep-alives, only Linux notices a closed connection before a write")
 			}
-			s, toggle := listenServer(t, &mcp.ServerOptions{MaxSubscriptions: 1, KeepAlive: keepAlive})
+			s, toggle := listenServer(t, &mcp.ServerOptions{Listen: mcp.ListenOptions{MaxSubscriptions: 1}, HTTP: mcp.HTTPOptions{KeepAlive: keepAlive}})
 			srv := serveHTTP(t, s)
 			addr := srv.Listener.Addr().String()
 			gone := openRaw(t, addr, `1`, "")
@@ -285,7 +285,7 @@ func TestListenNotParked(t *testing.T) {
 		opts  *mcp.ServerOptions
 		http2 bool
 	}{
-		{"DisableListenParking", &mcp.ServerOptions{DisableListenParking: true}, false},
+		{"DisableListenParking", &mcp.ServerOptions{HTTP: mcp.HTTPOptions{DisableListenParking: true}}, false},
 		{"HTTP/2", nil, true},
 	}
 	for _, tt := range tests {

@@ -32,10 +32,9 @@ type Resource struct {
 	Meta        Meta         `json:"_meta,omitempty"`
 
 	// CacheTTL and CacheScope override the server's caching hints
-	// (ServerOptions.CacheTTL and CacheScope) on resources/read results of
-	// this resource. Zero values keep the server's; a negative CacheTTL is
-	// sent as 0, "immediately stale". A ReadResourceResult can override
-	// them again.
+	// (ServerOptions.Cache) on resources/read results of this resource.
+	// Zero values keep the server's; CacheTTL Off sends ttlMs 0,
+	// "immediately stale". A ReadResourceResult can override them again.
 	CacheTTL   time.Duration `json:"-"`
 	CacheScope CacheScope    `json:"-"`
 

@@ -21,14 +21,14 @@ func textResource(text string) ResourceHandler {
 // resourceServer has static resources, templates and handlers that show
 // every outcome of resources/read.
 func resourceServer() *Server {
-	s := NewServer(&ServerOptions{CacheTTL: 5 * time.Minute})
+	s := NewServer(&ServerOptions{Cache: CacheOptions{TTL: 5 * time.Minute}})
 	s.AddResource(&Resource{URI: "test://text", Name: "text", MIMEType: "text/plain"}, textResource("hello"))
 	s.AddResource(&Resource{URI: "test://blob", Name: "blob", MIMEType: "image/png"},
 		func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
 			return &ReadResourceResult{Contents: []*ResourceContents{{Blob: []byte{0x89, 'P', 'N', 'G'}}}}, nil
 		})
 	s.AddResource(&Resource{URI: "test://private", Name: "private", CacheTTL: time.Second, CacheScope: CachePrivate}, textResource("secret"))
-	s.AddResource(&Resource{URI: "test://stale", Name: "stale", CacheTTL: -1}, textResource("stale"))
+	s.AddResource(&Resource{URI: "test://stale", Name: "stale", CacheTTL: Off}, textResource("stale"))
 	s.AddResource(&Resource{URI: "test://per-result", Name: "per-result", CacheScope: CachePrivate},
 		func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
 			return &ReadResourceResult{Contents: []*ResourceContents{{Text: "x"}}, CacheTTL: 2 * time.Second, CacheScope: CachePublic, Meta: Meta{"k": "v"}}, nil

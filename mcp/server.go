@@ -13,7 +13,7 @@
 // (elicitation, sampling, roots) with the Elicit, Sample and ListRoots
 // methods of their requests: the server answers input_required, the client
 // retries with the answers, and the handler runs again. The state that
-// travels with the retry is sealed with ServerOptions.StateKeys, which every
+// travels with the retry is sealed with ServerOptions.State.Keys, which every
 // replica must share.
 //
 // Clients that want to hear about changes open a subscriptions/listen
@@ -32,7 +32,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"hash/maphash"
 	"log/slog"
@@ -41,12 +40,22 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// ServerOptions configures a Server. The zero value gives sensible
-// defaults; every field is optional.
+// ServerOptions configures a Server. Every field is optional, and the zero
+// value of each field, and of each group of fields, is its default.
+//
+// One convention says how a setting is turned off. A numeric setting that
+// can be off (a limit, an interval, a lifetime) says so in its comment and
+// what off means for it; set it to Off (any negative value does the same).
+// A numeric setting that cannot be off makes NewServer panic on a negative
+// value. A feature is turned off by the Disable field of its group
+// (Listen.Disable, Legacy.Disable); HTTP.DisableListenParking turns off a
+// behaviour in the same way.
+//
+// The fields at the top level bind every transport (Streamable HTTP, stdio,
+// and the legacy era on both). The groups name where they apply: HTTP only
+// on Streamable HTTP, Legacy only to legacy clients.
 type ServerOptions struct {
 	// Name and Version identify the server in every result's
 	// _meta["io.modelcontextprotocol/serverInfo"]. Defaults: "mcpkit" and
@@ -59,12 +68,19 @@ type ServerOptions struct {
 	// in server/discover.
 	Instructions string
 
-	// CacheTTL is the freshness hint (ttlMs) on server/discover and list
-	// results. Zero means one hour; a negative value sends ttlMs 0
-	// ("immediately stale").
-	CacheTTL time.Duration
-	// CacheScope is the cacheScope of those results. Default CachePublic.
-	CacheScope CacheScope
+	// Extensions are advertised in capabilities.extensions, keyed by
+	// extension identifier; a nil value is sent as {}.
+	Extensions map[string]any
+
+	// MaxMessageBytes bounds one incoming message on every transport: a
+	// Streamable HTTP request body (legacy ones too) and a stdio line.
+	// Default 4 MiB. A larger message gets an error (HTTP 413; on stdio an
+	// error line) and is not processed. It cannot be off.
+	MaxMessageBytes int64
+
+	// PageSize is the number of items per page of tools/list and the other
+	// list methods. Default 100. It cannot be off.
+	PageSize int
 
 	// ListFilters optionally shape list results per request, for example
 	// by the caller's identity. A family with a filter gets its lists
@@ -72,112 +88,45 @@ type ServerOptions struct {
 	// hides cannot be called, read or completed either.
 	ListFilters ListFilters
 
-	// PageSize is the number of items per page of tools/list and the other
-	// list methods. Default 100.
-	PageSize int
-
-	// MaxBodyBytes bounds a Streamable HTTP request body and a stdio line.
-	// Default 4 MiB. Larger messages get an error and are not processed.
-	MaxBodyBytes int64
-	// MaxHeaderBytes bounds the total size of a Streamable HTTP request's
-	// header names and values. Default 64 KiB. A request over it gets 431
-	// with a JSON-RPC error. (NewHTTPServer also sets net/http's own limit,
-	// at four times this value, for requests too large to parse at all.)
-	MaxHeaderBytes int
-
-	// AllowedOrigins lists the Origin header values accepted on Streamable
-	// HTTP besides loopback origins (http(s)://localhost, 127.0.0.1 and
-	// [::1] on any port), which are always accepted. A request with an
-	// Origin header that is not allowed gets 403. "*" allows every origin.
-	AllowedOrigins []string
-	// AllowedHosts lists Host header values (host or host:port) accepted
-	// when the server is reached on a loopback address, besides loopback
-	// names. It protects local servers from DNS rebinding. "*" disables the
-	// check.
-	AllowedHosts []string
-
-	// Extensions are advertised in capabilities.extensions, keyed by
-	// extension identifier; a nil value is sent as {}.
-	Extensions map[string]any
-
-	// Tasks configures the tasks extension (io.modelcontextprotocol/tasks),
-	// which is on once a tool with TaskSupport is registered or
-	// Tasks.Store is set. See TaskOptions.
-	Tasks TaskOptions
-
-	// StateKeys are the secrets that seal the requestState of
-	// input_required results (see docs/mrtr.md): each at least
-	// MinStateKeyLen random bytes. The first seals; all of them open, so a
-	// key is rotated by putting a new one first and keeping the old one
-	// until StateTTL has passed. Every replica behind a load balancer needs
-	// the same keys. When empty, the keys come from the MCPKIT_STATE_KEYS
-	// environment variable (see ParseStateKeys), and failing that from a
-	// random per-process key, with a warning in the log.
-	StateKeys [][]byte
-	// StateTTL is how long a requestState stays valid. Default 10 minutes.
-	StateTTL time.Duration
-
-	// Auth, when set, makes the server an OAuth 2.1 protected resource on
-	// Streamable HTTP: requests need a bearer token that Auth.Verifier
-	// accepts, and Protected Resource Metadata tells clients where to get
-	// one. stdio is not affected. See AuthOptions.
-	Auth *AuthOptions
+	// Interceptors wrap the handling of every call, on every transport and
+	// in both eras, the first outermost: tracing, metrics, auditing, rate
+	// limits. See Interceptor. None by default, at no cost.
+	Interceptors []Interceptor
 
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
 
 	// Bus carries change notifications (list changes, resource updates)
-	// to the subscriptions/listen streams of this server and, for a
-	// distributed Bus, of every replica sharing it. Default: a LocalBus
-	// private to this server.
+	// to the subscriptions/listen streams (and legacy sessions) of this
+	// server and, for a distributed Bus, of every replica sharing it.
+	// Default: a LocalBus private to this server.
 	Bus Bus
-	// MaxSubscriptions caps the subscriptions/listen streams open at once
-	// on this server. Past it, a listen request gets error -32603 with
-	// HTTP status 503 and data {"maxSubscriptions": N}. Default 10000. A
-	// negative value turns subscriptions/listen off: it answers -32601, and
-	// capabilities advertise no listChanged or subscribe.
-	MaxSubscriptions int
-	// KeepAlive is the interval of the SSE comment lines (":") that keep
-	// an idle response stream open through proxies and client timeouts:
-	// listen streams, and tool calls streaming progress. Default 15
-	// seconds; a negative value sends none.
-	KeepAlive time.Duration
-	// DisableListenParking keeps every subscriptions/listen stream in its
-	// HTTP handler. By default, on HTTP/1.x, an open listen stream takes
-	// its connection from net/http (http.Hijacker) and leaves the handler,
-	// so that an idle stream costs about 2 KB instead of net/http's
-	// goroutines and buffers (about 28 KB); its events are written by a
-	// few shared goroutines and one ticker sends every keep-alive. A
-	// parked stream's response ends when its connection closes
-	// (Connection: close), it bypasses middleware that wraps the
-	// ResponseWriter (status and byte counts, compression), http.Server's
-	// Shutdown and Close do not end it (Server.Shutdown does), and a client
-	// that went away is noticed at the next keep-alive or notification
-	// rather than at once. HTTP/2 streams are never parked. Set this when
-	// any of that matters more than memory.
-	DisableListenParking bool
-	// ModernOnly turns off the legacy era: initialize is then answered with
-	// -32601, Mcp-Session-Id headers are ignored and GET and DELETE get 405,
-	// as revision 2026-07-28 says of a server that speaks only it. By
-	// default a Server also serves legacy clients (revisions 2025-11-25,
-	// 2025-06-18, 2025-03-26 and 2024-11-05, which open with initialize)
-	// on the same endpoint and stdio process; see legacy.go.
-	ModernOnly bool
-	// SessionStore keeps the state of legacy Streamable HTTP sessions.
-	// Default: an in-memory store (NewMemorySessionStore).
-	SessionStore SessionStore
-	// SessionIdleTimeout ends a legacy HTTP session that saw no request and
-	// had no open stream for this long. Default 30 minutes.
-	SessionIdleTimeout time.Duration
-	// MaxSessions bounds the live legacy HTTP sessions of this process; an
-	// initialize past it gets 503. Default 10000.
-	MaxSessions int
-	// ClientRequestTimeout bounds how long the server waits for a legacy
-	// client to answer a request the server sent it (elicitation/create,
-	// sampling/createMessage, roots/list). Default 5 minutes: elicitation
-	// waits for a person.
-	ClientRequestTimeout time.Duration
+
+	// Cache sets the caching hints of server/discover and list results.
+	Cache CacheOptions
+	// HTTP configures what only Streamable HTTP has: origin and host
+	// checks, header limits, keep-alive comments and listen parking.
+	HTTP HTTPOptions
+	// Listen configures subscriptions/listen on every transport.
+	Listen ListenOptions
+	// State configures the sealing of the requestState of input_required
+	// results (see docs/mrtr.md).
+	State StateOptions
+	// Legacy configures the legacy era (revisions 2025-11-25 and older,
+	// which open with initialize), or turns it off.
+	Legacy LegacyOptions
+
+	// Tasks configures the tasks extension (io.modelcontextprotocol/tasks),
+	// which is on once a tool with TaskSupport is registered or
+	// Tasks.Store is set. See TaskOptions.
+	Tasks TaskOptions
+
+	// Auth, when set, makes the server an OAuth 2.1 protected resource on
+	// Streamable HTTP: requests need a bearer token that Auth.Verifier
+	// accepts, and Protected Resource Metadata tells clients where to get
+	// one. stdio is not affected. See AuthOptions.
+	Auth *AuthOptions
 }
 
 // Server is an MCP server. Create one with NewServer, register tools and
@@ -197,6 +146,7 @@ type Server struct {
 	maxBody    int64
 	maxHeader  int
 	auth       authState
+	icpt       []Interceptor // nil when none
 
 	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
@@ -241,49 +191,43 @@ func NewServer(opts *ServerOptions) *Server {
 	if o.Version == "" {
 		o.Version = "0.0.0"
 	}
-	if o.CacheScope == "" {
-		o.CacheScope = CachePublic
+	if o.Cache.Scope == "" {
+		o.Cache.Scope = CachePublic
 	}
-	if o.CacheScope != CachePublic && o.CacheScope != CachePrivate {
-		panic("mcp.NewServer: CacheScope must be CachePublic or CachePrivate, not " + strconv.Quote(string(o.CacheScope)))
+	if o.Cache.Scope != CachePublic && o.Cache.Scope != CachePrivate {
+		panic("mcp.NewServer: Cache.Scope must be CachePublic or CachePrivate, not " + strconv.Quote(string(o.Cache.Scope)))
+	}
+	if len(o.Interceptors) > 0 {
+		s.icpt = slices.Clone(o.Interceptors)
 	}
 	s.log = o.Logger
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	s.pageSize = cmp.Or(o.PageSize, 100)
-	s.maxBody = cmp.Or(o.MaxBodyBytes, 4<<20)
-	s.maxHeader = cmp.Or(o.MaxHeaderBytes, 64<<10)
+	s.pageSize = setting("PageSize", o.PageSize, 100)
+	s.maxBody = setting("MaxMessageBytes", o.MaxMessageBytes, 4<<20)
+	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
 	s.modern = []string{LatestVersion}
 	s.versions = s.modern
-	if !o.ModernOnly {
+	if !o.Legacy.Disable {
 		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
 	}
 
 	info := Implementation{Name: o.Name, Title: o.Title, Version: o.Version}
 	s.serverInfo = appendMember(nil, metaServerInfo, mustMarshal(info))
 
-	ttl := o.CacheTTL
-	switch {
-	case ttl == 0:
-		ttl = time.Hour
-	case ttl < 0:
-		ttl = 0
-	}
-	s.cacheHint = append(s.cacheHint, `"ttlMs":`...)
-	s.cacheHint = strconv.AppendInt(s.cacheHint, ttl.Milliseconds(), 10)
-	s.cacheHint = append(s.cacheHint, `,"cacheScope":`...)
-	s.cacheHint = jsonrpc.AppendString(s.cacheHint, string(o.CacheScope))
+	o.Cache.TTL = offSetting(o.Cache.TTL, time.Hour)
+	s.cacheHint = s.appendHint(nil, 0, "")
 	s.initAuth()
 	s.tasks.init(s, &o.Tasks)
 
 	s.initState()
-	s.keepAlive = cmp.Or(o.KeepAlive, 15*time.Second)
+	s.keepAlive = offSetting(o.HTTP.KeepAlive, 15*time.Second)
 	s.bus = o.Bus
 	if s.bus == nil {
 		s.bus = new(LocalBus)
 	}
-	s.listen.init(s, o.MaxSubscriptions)
+	s.listen.init(s, &o.Listen)
 	s.changeDelay = changeDelay
 
 	s.reg.init()

@@ -24,7 +24,7 @@ import (
 )
 
 // StateKeysEnv is the environment variable that NewServer reads the
-// requestState keys from when ServerOptions.StateKeys is empty. Its value is
+// requestState keys from when ServerOptions.State.Keys is empty. Its value is
 // parsed by ParseStateKeys.
 const StateKeysEnv = "MCPKIT_STATE_KEYS"
 
@@ -32,7 +32,7 @@ const StateKeysEnv = "MCPKIT_STATE_KEYS"
 const MinStateKeyLen = 32
 
 // defaultStateTTL is how long a sealed requestState stays valid unless
-// ServerOptions.StateTTL says otherwise.
+// ServerOptions.State.TTL says otherwise.
 const defaultStateTTL = 10 * time.Minute
 
 // ParseStateKeys parses requestState keys in the text form used by the
@@ -139,12 +139,9 @@ func (s *Server) initState() {
 	st := &s.state
 	st.log = s.log
 	st.now = time.Now
-	st.ttl = s.opts.StateTTL
-	if st.ttl <= 0 {
-		st.ttl = defaultStateTTL
-	}
-	secrets := s.opts.StateKeys
-	source := "ServerOptions.StateKeys"
+	st.ttl = setting("State.TTL", s.opts.State.TTL, defaultStateTTL)
+	secrets := s.opts.State.Keys
+	source := "ServerOptions.State.Keys"
 	if len(secrets) == 0 {
 		if v := os.Getenv(StateKeysEnv); strings.TrimSpace(v) != "" {
 			var err error
@@ -179,7 +176,7 @@ func (st *sealer) keys() *keyring {
 		st.ring = kr
 		st.log.Warn("mcp: no requestState key configured; using a random per-process key. "+
 			"Every replica behind a load balancer needs the same key, or a retry that lands on another replica fails; "+
-			"set ServerOptions.StateKeys or "+StateKeysEnv, "docs", "docs/mrtr.md")
+			"set ServerOptions.State.Keys or "+StateKeysEnv, "docs", "docs/mrtr.md")
 	})
 	return st.ring
 }
@@ -341,7 +338,7 @@ func (kr *keyring) open(token string) (*statePayload, bool) {
 
 // maxStateLen bounds the decoded size of a requestState this server seals
 // or accepts. Transports bound request bodies more tightly by default
-// (ServerOptions.MaxBodyBytes); this bound holds for any caller of Handle.
+// (ServerOptions.MaxMessageBytes); this bound holds for any caller of Handle.
 const maxStateLen = 16 << 20
 
 // The errors of a requestState that fails verification. All are -32602;

@@ -33,9 +33,9 @@ const aliceAnswer = `{"user_name":{"action":"accept","content":{"name":"Alice"}}
 // rejected, before the handler runs, by one with other keys, after expiry,
 // and on another request.
 func TestStateAcrossReplicas(t *testing.T) {
-	replica1, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyA}})
-	replica2, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyA}})
-	foreign, runsForeign := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyB}})
+	replica1, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
+	replica2, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
+	foreign, runsForeign := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyB}}})
 	st := firstRound(t, replica1, `{"greeting":"Hi"}`)
 
 	r := mrtrCall(t, replica2, mrtrReq{tool: "greet", args: `{"greeting":"Hi"}`, state: st, responses: aliceAnswer})
@@ -43,11 +43,11 @@ func TestStateAcrossReplicas(t *testing.T) {
 		t.Fatalf("replica with the same key: %v, want Hi, Alice!", r)
 	}
 
-	later, runsLater := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyA}})
+	later, runsLater := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
 	later.state.now = func() time.Time { return time.Now().Add(defaultStateTTL + time.Second) }
-	nearly, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyA}})
+	nearly, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
 	nearly.state.now = func() time.Time { return time.Now().Add(defaultStateTTL - 5*time.Second) }
-	shortTTL, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyA}, StateTTL: time.Second})
+	shortTTL, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}, TTL: time.Second}})
 	stShort := firstRound(t, shortTTL, `{"greeting":"Hi"}`)
 	shortTTL.state.now = func() time.Time { return time.Now().Add(2 * time.Second) }
 
@@ -114,9 +114,9 @@ func TestStateTamperNeverReachesHandler(t *testing.T) {
 
 // TestStateKeyRotation: the first key seals, every key opens.
 func TestStateKeyRotation(t *testing.T) {
-	old, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyA}})
-	rotated, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyB, keyA}})
-	newOnly, _ := mrtrServer(&ServerOptions{StateKeys: [][]byte{keyB}})
+	old, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
+	rotated, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyB, keyA}}})
+	newOnly, _ := mrtrServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyB}}})
 
 	stOld := firstRound(t, old, "")
 	if r := mrtrCall(t, rotated, mrtrReq{tool: "greet", state: stOld, responses: aliceAnswer}); !r.isComplete() {
@@ -134,7 +134,7 @@ func TestStateKeyRotation(t *testing.T) {
 // TestStateBinding checks the binding at the sealer: method, params and
 // principal.
 func TestStateBinding(t *testing.T) {
-	s := NewServer(&ServerOptions{StateKeys: [][]byte{keyA}})
+	s := NewServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
 	params := []byte(`{"name":"t","arguments":{"a":1,"b":[true,null]},"_meta":{"x":1},"inputResponses":{"k":{}},"requestState":"zz"}`)
 	tok, err := s.state.sealState("tools/call", params, "alice", []byte(`{"n":1}`), []answer{{key: "k", method: inputRoots, value: []byte(`{"roots":[]}`)}})
 	if err != nil {
@@ -261,8 +261,8 @@ func TestRandomStateKeyWarns(t *testing.T) {
 	}
 	st := firstRound(t, s1, "")
 	firstRound(t, s1, "")
-	if n := strings.Count(logs.String(), "level=WARN"); n != 1 || !strings.Contains(logs.String(), "StateKeys") {
-		t.Errorf("want one warning naming StateKeys, got:\n%s", logs.String())
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 || !strings.Contains(logs.String(), "State.Keys") {
+		t.Errorf("want one warning naming State.Keys, got:\n%s", logs.String())
 	}
 	if _, ok := s2.state.keys().open(st); ok {
 		t.Errorf("two servers with random keys share them")
@@ -342,7 +342,7 @@ func FuzzDecodeStatePayload(f *testing.F) {
 }
 
 func BenchmarkStateSealOpen(b *testing.B) {
-	s := NewServer(&ServerOptions{StateKeys: [][]byte{keyA}})
+	s := NewServer(&ServerOptions{State: StateOptions{Keys: [][]byte{keyA}}})
 	params := []byte(`{"name":"greet","arguments":{"greeting":"Hi"},"_meta":{}}`)
 	answers := []answer{{key: "user_name", method: inputElicit, value: []byte(`{"action":"accept","content":{"name":"Alice"}}`)}}
 	b.ReportAllocs()

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -47,7 +46,7 @@ const (
 )
 
 // TaskOptions configures the tasks of a Server. The zero value gives
-// sensible defaults.
+// sensible defaults; Off follows the convention of ServerOptions.
 type TaskOptions struct {
 	// Store keeps the tasks. Default: a MemoryTaskStore private to the
 	// server. Replicas that serve one endpoint need a shared store (see
@@ -56,11 +55,11 @@ type TaskOptions struct {
 	Store TaskStore
 	// TTL is how long a task stays readable: at least TTL after it was
 	// created and TTL after its last change (ttlMs grows while a task runs
-	// or waits for input). Default one hour. A negative TTL keeps tasks
-	// until the store drops them (ttlMs null).
+	// or waits for input). Default one hour. Off keeps tasks until the
+	// store drops them (ttlMs null).
 	TTL time.Duration
 	// PollInterval is the polling interval suggested to clients
-	// (pollIntervalMs). Default 500 milliseconds.
+	// (pollIntervalMs). Default 500 milliseconds. It cannot be off.
 	PollInterval time.Duration
 	// SyncWait is how long a tools/call of a TaskOptional or TaskRequired
 	// tool waits for its handler before answering with a task. A handler
@@ -68,16 +67,18 @@ type TaskOptions struct {
 	// a task that is already finished), and one that asks for input within
 	// it gets an input_required result (multi round-trip input before the
 	// task starts). A handler can end the wait early with
-	// ToolRequest.StartTask. Default 50 milliseconds; a negative value
-	// starts the task before the handler runs.
+	// ToolRequest.StartTask. Default 50 milliseconds. Off starts the task
+	// before the handler runs.
 	SyncWait time.Duration
 	// MaxRunning bounds the handlers this server runs as tasks at once.
 	// Past it, a call that would start one gets error -32603 with HTTP
-	// status 503 and data {"maxRunningTasks": N}. Default 1000.
+	// status 503 and data {"maxRunningTasks": N}. Default 1000. It cannot
+	// be off.
 	MaxRunning int
 	// Heartbeat is how often a server renews its claim on the tasks it
 	// runs. A working task whose runner missed three heartbeats (its
-	// process died) is reported failed. Default 10 seconds.
+	// process died) is reported failed. Default 10 seconds. It cannot be
+	// off.
 	Heartbeat time.Duration
 }
 
@@ -139,11 +140,11 @@ type taskState struct {
 func (ts *taskState) init(s *Server, o *TaskOptions) {
 	ts.s = s
 	ts.store = o.Store
-	ts.ttl = cmp.Or(o.TTL, defaultTaskTTL)
-	ts.pollInterval = cmp.Or(o.PollInterval, defaultPollInterval)
-	ts.syncWait = cmp.Or(o.SyncWait, defaultSyncWait)
-	ts.maxRunning = cmp.Or(o.MaxRunning, defaultMaxRunning)
-	ts.heartbeat = cmp.Or(o.Heartbeat, defaultHeartbeat)
+	ts.ttl = offSetting(o.TTL, defaultTaskTTL)
+	ts.pollInterval = setting("Tasks.PollInterval", o.PollInterval, defaultPollInterval)
+	ts.syncWait = offSetting(o.SyncWait, defaultSyncWait)
+	ts.maxRunning = setting("Tasks.MaxRunning", o.MaxRunning, defaultMaxRunning)
+	ts.heartbeat = setting("Tasks.Heartbeat", o.Heartbeat, defaultHeartbeat)
 	ts.runner = randomID()
 	ts.runs = make(map[string]*taskRun)
 	ts.now = time.Now

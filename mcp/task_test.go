@@ -383,7 +383,7 @@ func TestTaskCancel(t *testing.T) {
 }
 
 func TestTaskProgress(t *testing.T) {
-	s := NewServer(&ServerOptions{Tasks: TaskOptions{SyncWait: -1}})
+	s := NewServer(&ServerOptions{Tasks: TaskOptions{SyncWait: Off}})
 	step := make(chan struct{})
 	AddTool(s, &Tool{Name: "steps", Description: "d", TaskSupport: TaskOptional}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
 		req.Progress(1, 3, "")
@@ -527,7 +527,7 @@ func testTaskExpiry(t *testing.T) {
 	}
 
 	// A negative TTL keeps tasks: ttlMs null.
-	s2, _ := taskServer(t, TaskOptions{TTL: -1})
+	s2, _ := taskServer(t, TaskOptions{TTL: Off})
 	r = ext(t, s2, "tools/call", `{"name":"quick_required","arguments":{}}`)
 	if v, ok := r.Result["ttlMs"]; !ok || v != nil {
 		t.Errorf("ttlMs with a negative TTL = %v (present %v), want null", v, ok)
@@ -581,7 +581,7 @@ func TestTaskSyncWait(t *testing.T) {
 		}
 	})
 	t.Run("negative SyncWait starts at once", func(t *testing.T) {
-		s, _ := taskServer(t, TaskOptions{SyncWait: -1})
+		s, _ := taskServer(t, TaskOptions{SyncWait: Off})
 		if r := ext(t, s, "tools/call", `{"name":"quick","arguments":{}}`); r.Result["resultType"] != "task" {
 			t.Errorf("a quick optional tool with SyncWait < 0 = %v %+v, want a task", r.Result, r.Error)
 		}

@@ -43,27 +43,27 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.MaxBodyBytes = n
+			opts.MaxMessageBytes = n
 		case "maxheader":
 			n, err := strconv.Atoi(f[2])
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.MaxHeaderBytes = n
+			opts.HTTP.MaxHeaderBytes = n
 		case "origin":
-			opts.AllowedOrigins = append(opts.AllowedOrigins, f[2])
+			opts.HTTP.AllowedOrigins = append(opts.HTTP.AllowedOrigins, f[2])
 		case "instructions":
 			opts.Instructions = f[2]
 		case "auth":
 			opts.Auth = testAuthOptions(f[2])
 		case "modernonly":
-			opts.ModernOnly = f[2] == "true"
+			opts.Legacy.Disable = f[2] == "true"
 		case "idle":
 			d, err := time.ParseDuration(f[2])
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts.SessionIdleTimeout = d
+			opts.Legacy.SessionIdleTimeout = d
 		case "tasks":
 			tasks = true
 		default:

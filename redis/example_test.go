@@ -42,10 +42,12 @@ func ExampleNewSessionStore() {
 	defer rdb.Close()
 	idle := 10 * time.Minute
 	s := mcp.NewServer(&mcp.ServerOptions{
-		Name:               "notes",
-		Version:            "1.0.0",
-		SessionIdleTimeout: idle,
-		SessionStore:       mcpredis.NewSessionStore(rdb, &mcpredis.SessionStoreOptions{IdleTimeout: idle}),
+		Name:    "notes",
+		Version: "1.0.0",
+		Legacy: mcp.LegacyOptions{
+			SessionIdleTimeout: idle,
+			SessionStore:       mcpredis.NewSessionStore(rdb, &mcpredis.SessionStoreOptions{IdleTimeout: idle}),
+		},
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "count", Description: "Counts the notes."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {

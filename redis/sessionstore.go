@@ -21,8 +21,8 @@ type SessionStoreOptions struct {
 	Prefix string
 	// IdleTimeout ends a session that was neither loaded nor stored for
 	// this long: Redis expires its key. Set it to the servers'
-	// mcp.ServerOptions.SessionIdleTimeout. Default 30 minutes; a negative
-	// value keeps sessions until they are deleted.
+	// mcp.ServerOptions.Legacy.SessionIdleTimeout. Default 30 minutes;
+	// mcp.Off (any negative value) keeps sessions until they are deleted.
 	IdleTimeout time.Duration
 }
 
@@ -30,7 +30,7 @@ type SessionStoreOptions struct {
 // (2025-11-25 and older) Streamable HTTP sessions of every server that
 // uses it lives in Redis, so that any replica answers a request of a
 // session another replica opened with initialize. Set it as
-// mcp.ServerOptions.SessionStore.
+// mcp.ServerOptions.Legacy.SessionStore.
 //
 // Each session is one key holding its mcp.SessionState as JSON, which
 // Redis expires after IdleTimeout without a Load or Store (GETEX renews

@@ -2,6 +2,15 @@
 //
 //   node conformance-results.js summary  OUT SUITE_LOG
 //       prints "N passed, M failed": the SUCCESS and FAILURE checks, as the suite's own total.
+//   node conformance-results.js empty    OUT SUITE_LOG
+//       prints, one a line, every scenario that ran zero checks (none SUCCESS, FAILURE or
+//       WARNING) and was not skipped by the suite itself: it tested nothing, which
+//       scripts/test.sh counts as a failure.
+//   node conformance-results.js skipped  OUT SUITE_LOG
+//       prints "SCENARIO: REASON" for every scenario the suite itself skipped (a SKIPPED check
+//       and no scored one), e.g. a harness not yet written for the current spec.
+//   node conformance-results.js scenarios OUT SUITE_LOG
+//       prints the number of scenarios with a result.
 //   node conformance-results.js baseline OUT SUITE_LOG SCENARIO...
 //       prints an expected-failures YAML listing each given (scored) scenario that fails,
 //       with the first failing check's message as a comment.
@@ -49,6 +58,16 @@ if (mode === 'summary') {
     }
   }
   console.log(`${passed} passed, ${failed} failed`);
+} else if (mode === 'empty' || mode === 'skipped') {
+  const scored = (c) => c.status === 'SUCCESS' || bad(c);
+  for (const [scenario, checks] of [...results].sort()) {
+    if (checks.some(scored)) continue;
+    const skip = checks.find((c) => c.status === 'SKIPPED');
+    if (mode === 'empty' && !skip) console.log(scenario);
+    if (mode === 'skipped' && skip) console.log(`${scenario}: ${oneLine(skip.errorMessage || skip.description)}`);
+  }
+} else if (mode === 'scenarios') {
+  console.log(results.size);
 } else if (mode === 'baseline') {
   const lines = [];
   for (const scenario of scored) {
@@ -64,6 +83,6 @@ if (mode === 'summary') {
   }
   console.log(lines.length ? `server:\n${lines.join('\n')}` : 'server: []');
 } else {
-  console.error('usage: conformance-results.js summary|baseline OUT SUITE_LOG [SCENARIO...]');
+  console.error('usage: conformance-results.js summary|empty|skipped|scenarios|baseline OUT SUITE_LOG [SCENARIO...]');
   process.exit(2);
 }

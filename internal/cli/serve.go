@@ -95,16 +95,16 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	opts := &mcp.ServerOptions{Logger: log, KeepAlive: *keepAlive}
+	opts := &mcp.ServerOptions{Logger: log, HTTP: mcp.HTTPOptions{KeepAlive: *keepAlive}}
 	if *keepAlive <= 0 {
-		opts.KeepAlive = -1
+		opts.HTTP.KeepAlive = mcp.Off
 	}
 	keys, err := stateKeys(*keyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit serve: state keys: %v\n", err)
 		return 2
 	}
-	opts.StateKeys = keys
+	opts.State.Keys = keys
 	if *redisURL != "" {
 		if build.Redis == nil {
 			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")

@@ -115,7 +115,7 @@ func (r reply) text() string {
 // suite's input-required-result scenarios (FIXTURES.md §5) against the
 // demo fixtures.
 func TestInputRequiredFixtures(t *testing.T) {
-	s := demo.New(&mcp.ServerOptions{StateKeys: [][]byte{[]byte("demo-test-key-0123456789abcdef01")}})
+	s := demo.New(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{[]byte("demo-test-key-0123456789abcdef01")}}})
 	tests := []struct {
 		tool      string
 		caps      string

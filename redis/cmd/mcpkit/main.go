@@ -49,7 +49,7 @@ func dialRedis(url string, log *slog.Logger, opts *mcp.ServerOptions) (func(), e
 	}
 	opts.Bus = b
 	opts.Tasks.Store = tasks
-	opts.SessionStore = redis.NewSessionStore(rdb, &redis.SessionStoreOptions{IdleTimeout: opts.SessionIdleTimeout})
+	opts.Legacy.SessionStore = redis.NewSessionStore(rdb, &redis.SessionStoreOptions{IdleTimeout: opts.Legacy.SessionIdleTimeout})
 	return func() {
 		tasks.Close()
 		b.Close()
