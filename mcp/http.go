@@ -89,7 +89,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := (*buf)[len(body):len(body)]
-	if msg.Method == "server/discover" {
+	if msg.Method == "server/discover" && s.icpt == nil {
 		// Answered without a sink (discover sends no notifications), and
 		// with the message on this frame: no allocation.
 		resp, status := s.discover(out, &msg, &hh, &mv)
@@ -120,7 +120,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
 	sink.finish(resp, status)
 }
@@ -477,7 +477,9 @@ func isLoopbackAddr(a net.Addr) bool {
 // timeout (SSE responses are
 // long-lived; handlers are cancelled when the client goes away). A server
 // with AuthOptions also serves its Protected Resource Metadata at the
-// well-known paths (see ProtectedResourceMetadata).
+// well-known paths (see ProtectedResourceMetadata). Every server also
+// answers health probes: GET /healthz (LivenessHandler) and GET /readyz
+// (ReadinessHandler).
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	if path == "" {
 		path = "/mcp"
@@ -485,6 +487,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle(path, s)
 	s.mountAuth(mux)
+	s.mountHealth(mux)
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           mux,

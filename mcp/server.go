@@ -88,6 +88,11 @@ type ServerOptions struct {
 	// hides cannot be called, read or completed either.
 	ListFilters ListFilters
 
+	// Interceptors wrap the handling of every call, on every transport and
+	// in both eras, the first outermost: tracing, metrics, auditing, rate
+	// limits. See Interceptor. None by default, at no cost.
+	Interceptors []Interceptor
+
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
@@ -141,6 +146,9 @@ type Server struct {
 	maxBody    int64
 	maxHeader  int
 	auth       authState
+	icpt       []Interceptor // nil when none
+
+	shuttingDown atomic.Bool // Shutdown was called (Ready)
 
 	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
@@ -190,6 +198,9 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	if o.Cache.Scope != CachePublic && o.Cache.Scope != CachePrivate {
 		panic("mcp.NewServer: Cache.Scope must be CachePublic or CachePrivate, not " + strconv.Quote(string(o.Cache.Scope)))
+	}
+	if len(o.Interceptors) > 0 {
+		s.icpt = slices.Clone(o.Interceptors)
 	}
 	s.log = o.Logger
 	if s.log == nil {
@@ -358,12 +369,16 @@ func (s *Server) putBuf(b *[]byte) {
 //     with -32603 (HTTP 503), so that a load balancer retries them on
 //     another replica. Other requests are not affected.
 //
+// From the first call on, Ready reports ErrShuttingDown, so that /readyz
+// takes the replica out of a load balancer's rotation.
+//
 // Shutdown waits until the listen and task handlers have returned or ctx
 // is done, whichever comes first, and returns ctx's error in the latter
 // case. Call it before http.Server.Shutdown, which waits for active
 // handlers and would otherwise wait for the listen streams until its own
 // deadline. It is safe to call more than once and concurrently.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.shuttingDown.Store(true)
 	errc := make(chan error, 1)
 	go func() { errc <- s.tasks.shutdown(ctx) }()
 	err := s.shutdownListen(ctx)
