@@ -336,7 +336,7 @@ func (e *ToolError) Error() string {
 // rpcError converts a JSON-RPC error to an *mcp.Error; Data keeps the raw
 // data.
 func rpcError(e *jsonrpc.Error) *mcp.Error {
-	me := &mcp.Error{Code: mcp.Code(e.Code), Message: e.Message}
+	me := &mcp.Error{Code: e.Code, Message: e.Message}
 	if len(e.Data) > 0 {
 		me.Data = json.RawMessage(append([]byte(nil), e.Data...))
 	}
