@@ -484,3 +484,34 @@ func BenchmarkRoundTripWithToken(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+func TestHostileAuthorizationServer(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		reg, tokenBody string
+		tokenStatus    int
+		code           string
+	}{
+		{"registration without client_id", `{"client_secret":"x"}`, "", 0, CodeInvalidResponse},
+		{"registration with an unknown auth method", `{"client_id":"c","token_endpoint_auth_method":"tls_client_auth"}`, "", 0, CodeInvalidResponse},
+		{"token without access_token", "", `{"token_type":"Bearer"}`, 200, CodeInvalidResponse},
+		{"unknown token_type", "", `{"access_token":"a","token_type":"MAC"}`, 200, CodeInvalidResponse},
+		{"DPoP token without a DPoP key", "", `{"access_token":"a","token_type":"DPoP"}`, 200, CodeInvalidResponse},
+		{"token body not JSON", "", `<html>`, 200, CodeInvalidResponse},
+		{"huge token error", "", `{"error":"invalid_grant","error_description":"` + strings.Repeat("x", 5000) + `"}`, 400, "invalid_grant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newTestAS(t)
+			a.regBody, a.tokenBody, a.tokenStatus = tc.reg, tc.tokenBody, tc.tokenStatus
+			tr, _ := newTransport(t, a, nil)
+			_, err := post(t, tr.Client(), a.mcpURL(), "tools/list")
+			wantCode(t, err, tc.code)
+			if len(err.Error()) > 2*maxDescription {
+				t.Errorf("error is %d bytes long", len(err.Error()))
+			}
+			if tok, _ := tr.Token(context.Background()); tok != nil {
+				t.Errorf("a token was kept: %+v", tok)
+			}
+		})
+	}
+}
