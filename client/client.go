@@ -199,6 +199,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.install(sess.Conn()) // the HTTP+SSE fallback
 	}
 	c.sess = sess
+	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
+		hc.OpenStandaloneStream(o.ConnectTimeout)
+	}
 	if o.Era == EraModern && sess.Era() != iclient.EraModern {
 		sess.Close()
 		return nil, errors.New("client: the server is a legacy one and Era pins the modern era")

@@ -19,6 +19,8 @@
 #   conformance:REV        the pinned official conformance suite against `mcpkit serve`, once per
 #                          revision in ALL_REQUIREMENTS (scripts/lib.sh), each compared with its
 #                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
+#   conformance-client:REV the suite's client scenarios against conformance/client (the public
+#                          client package), per revision, with conformance/expected-failures-client-REV.yml.
 #   tasks                  every tasks-* scenario of the suite, one by one, with --force.
 # A conformance scenario that ran zero checks fails its step (it tested nothing).
 #
@@ -35,7 +37,7 @@
 #   MCPKIT_STEPS='PATTERN...'       run only the steps matching one of the glob patterns
 #   MCPKIT_SKIP_STEPS='PATTERN...'  skip the steps matching (reported as skipped)
 #   MCPKIT_SKIP_GO=1                the same as MCPKIT_SKIP_STEPS='go:*'
-#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* tasks'
+#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* tasks'
 #   MCPKIT_LIST=1                   print the steps and their prerequisites, run nothing
 #   MCPKIT_VERBOSE=1                print every test's output (as go test -v does)
 #   MCPKIT_RACE=0                   go test without -race (no C compiler needed)
@@ -176,12 +178,15 @@ with_server() {
 
 # run_suite LABEL OUT SUITE ARGS...: run `conformance server --url URL ARGS... -o OUT` quietly
 # (its whole output in OUT/suite.log; only the verdict lines shown), add its counts to LABEL's
-# closing line and fail on a suite failure or on a scenario that ran zero checks.
+# closing line and fail on a suite failure or on a scenario that ran zero checks. With
+# CLIENT_CMD set it runs `conformance client --command CLIENT_CMD ARGS... -o OUT` instead.
 run_suite() {
   local label=$1 out=$2; shift 2
   mkdir -p "$out"
   local rc=0
-  conformance server --url "$SERVER_URL" "$@" -o "$out" >"$out/suite.log.raw" 2>&1 || rc=$?
+  local target=(server --url "${SERVER_URL:-}")
+  [[ -z ${CLIENT_CMD:-} ]] || target=(client --command "$CLIENT_CMD")
+  conformance "${target[@]}" "$@" -o "$out" >"$out/suite.log.raw" 2>&1 || rc=$?
   plain <"$out/suite.log.raw" >"$out/suite.log" && rm -f "$out/suite.log.raw"
   grep -E '✗|FAILURE|WARNING|Total|Failed to run|[Bb]aseline|[Ee]xpected|[Ss]tale' "$out/suite.log" | sed 's/^/    /' || true
   local counts p f n
@@ -207,6 +212,18 @@ step_conformance() {
   ensure_conformance
   with_server run_suite conformance "$KEEP/conformance-$req" --requirements "$req" \
     --expected-failures "$ROOT/conformance/expected-failures-$req.yml"
+}
+
+# The client scenarios, run against conformance/client (built on the public client package), with
+# the client baseline conformance/expected-failures-client-REV.yml. The counts cover the scenarios
+# the results script reads (the auth/* ones, in a subfolder, only through the baseline check).
+step_conformance_client() {
+  local req=$1
+  ensure_conformance
+  mkdir -p "$TMP/bin"
+  go build -o "$TMP/bin/conformance-client" ./conformance/client
+  CLIENT_CMD=$TMP/bin/conformance-client run_suite conformance-client "$KEEP/conformance-client-$req" \
+    --requirements "$req" --expected-failures "$ROOT/conformance/expected-failures-client-$req.yml"
 }
 
 # Extension scenarios run only with --force, one scenario per suite run.
@@ -238,6 +255,9 @@ done < <(nested_modules)
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance:$req" "go node" step_conformance "$req"
 done
+for req in "${ALL_REQUIREMENTS[@]}"; do
+  step "conformance-client:$req" "go node" step_conformance_client "$req"
+done
 step tasks "go node" step_tasks
 
 # ---------------------------------------------------------------------------------------------
@@ -254,7 +274,7 @@ matches() { # matches NAME "PATTERN...": whether NAME matches one of the glob pa
 
 SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_GO:-} != 1 ]] || SKIP_PATTERNS+=" go:*"
-[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* tasks"
+[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* tasks"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
   for name in "${STEPS[@]}"; do printf '%-28s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done

@@ -25,11 +25,20 @@ type clientIO struct {
 // commands do. On a terminal (stdin and stderr both) it answers
 // elicitation by asking the user; elsewhere it declares no elicitation.
 // On failure it prints why to stderr and returns the exit code.
-func connectClient(ctx context.Context, name string, f *clientFlags, t target, cio clientIO) (*client.Client, int) {
+func connectClient(ctx context.Context, name string, f *clientFlags, t target, cio clientIO) (*conn, int) {
 	stderr := cio.err
+	release := func() {}
 	var tr client.Transport
 	if t.url != "" {
-		tr = &client.HTTPTransport{URL: t.url, Header: f.headers.h}
+		var hc *http.Client
+		if f.login.auth {
+			var err error
+			if hc, release, err = f.login.httpClient(t.url, stderr); err != nil {
+				fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
+				return nil, exitUsage
+			}
+		}
+		tr = &client.HTTPTransport{URL: t.url, Header: f.headers.h, HTTPClient: hc}
 	} else {
 		tr = &client.CommandTransport{Command: t.command[0], Args: t.command[1:]}
 	}
@@ -47,10 +56,24 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 	}
 	c, err := client.Connect(ctx, tr, opts)
 	if err != nil {
+		release()
 		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
 		return nil, connectExitCode(err, stderr)
 	}
-	return c, exitOK
+	return &conn{Client: c, release: release}, exitOK
+}
+
+// conn is a connected client and what to release when it closes (the
+// --auth token store).
+type conn struct {
+	*client.Client
+	release func()
+}
+
+func (c *conn) Close() error {
+	err := c.Client.Close()
+	c.release()
+	return err
 }
 
 // interactive decides whether the client commands ask the user; tests
@@ -70,7 +93,7 @@ func connectExitCode(err error, stderr io.Writer) int {
 	}
 	for _, st := range ce.Steps {
 		if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
-			fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, pass them with --header \"Authorization: Bearer TOKEN\")\n", st.Status)
+			fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")\n", st.Status)
 			break
 		}
 	}

@@ -78,6 +78,7 @@ type discoverFlags struct {
 	version string
 	headers headerFlags
 	color   string
+	login   loginFlags
 }
 
 func discover(args []string, stdout, stderr io.Writer) int {
@@ -91,6 +92,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default "+iclient.ModernVersions[0]+"); a legacy version acts as a legacy client")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
+	f.login.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), discoverUsage)
 		fs.PrintDefaults()
@@ -158,6 +160,9 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	if len(f.headers.h) > 0 && len(command) > 0 {
 		return usageErr("--header applies to HTTP only")
 	}
+	if err := f.login.check(len(positional) == 1); err != nil {
+		return usageErr("%v", err)
+	}
 
 	target := strings.Join(command, " ")
 	if len(positional) == 1 {
@@ -191,8 +196,18 @@ func clientInfo() iclient.Implementation {
 func probe(ctx context.Context, f *discoverFlags, positional, command []string) (*report, int) {
 	rep := &report{}
 	var tr client.Transport
+	var authClient *http.Client // --auth: an OAuth-authorizing client
 	if len(positional) == 1 {
-		tr = &client.HTTPTransport{URL: positional[0], Header: f.headers.h}
+		if f.login.auth {
+			hc, release, err := f.login.httpClient(positional[0], os.Stderr)
+			if err != nil {
+				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
+				return rep, exitUnreachable
+			}
+			defer release()
+			authClient = hc
+		}
+		tr = &client.HTTPTransport{URL: positional[0], Header: f.headers.h, HTTPClient: authClient}
 		rep.Transport = iclient.TransportHTTP
 	} else {
 		tr = &client.CommandTransport{Command: command[0], Args: command[1:]}
@@ -221,7 +236,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		rep.Error = &reportError{Kind: ce.Kind.String(), Message: strings.TrimPrefix(ce.Error(), "client: ")}
 		for _, st := range ce.Steps {
 			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
-				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, pass them with --header \"Authorization: Bearer TOKEN\")", st.Status)
+				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")", st.Status)
 				break
 			}
 		}
@@ -247,7 +262,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		if len(positional) == 1 {
 			// Checks go without the legacy session's headers, on a
 			// connection of their own.
-			fresh = iclient.DialHTTP(positional[0], &iclient.HTTPOptions{Header: f.headers.h})
+			fresh = iclient.DialHTTP(positional[0], &iclient.HTTPOptions{Header: f.headers.h, Client: authClient})
 		}
 		rep.Checks = runChecks(ctx, s, fresh, f)
 		if fresh != nil {
