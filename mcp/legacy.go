@@ -492,12 +492,15 @@ func appendLegacyResult(dst, result []byte) []byte {
 // deliverChange tells the legacy sessions of this process about a change
 // published on the server's Bus (by a registration here, or on another
 // replica with a distributed Bus): list changes go to every initialized
-// session, a resource update to the sessions subscribed to its URI. It
-// returns at once (Bus subscribers must): the sessions are written to on
-// another goroutine.
+// session, a resource update to the sessions subscribed to its URI. Task
+// changes go to none: legacy sessions have no tasks (extensions are not
+// negotiated in that era), and a bare notifications/tasks is no message of
+// revision 2025-11-25; it would also tell every session of another
+// principal's activity. It returns at once (Bus subscribers must): the
+// sessions are written to on another goroutine.
 func (l *legacyEra) deliverChange(c Change) {
 	method := c.Kind.String()
-	if method == "" {
+	if method == "" || c.Kind == TaskChanged {
 		return
 	}
 	var params []byte
