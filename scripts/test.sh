@@ -21,6 +21,9 @@
 #                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
 #   conformance-client:REV the suite's client scenarios against conformance/client (the public
 #                          client package), per revision, with conformance/expected-failures-client-REV.yml.
+#   conformance-auth-ext   the six extension auth/* client scenarios (client credentials, ID-JAG,
+#                          DPoP, workload identity), one by one with --scenario NAME --force, at
+#                          every revision; any FAILURE or WARNING fails the step.
 #   tasks                  every tasks-* scenario of the suite, one by one, with --force.
 # A conformance scenario that ran zero checks fails its step (it tested nothing).
 #
@@ -37,7 +40,7 @@
 #   MCPKIT_STEPS='PATTERN...'       run only the steps matching one of the glob patterns
 #   MCPKIT_SKIP_STEPS='PATTERN...'  skip the steps matching (reported as skipped)
 #   MCPKIT_SKIP_GO=1                the same as MCPKIT_SKIP_STEPS='go:*'
-#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* tasks'
+#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* conformance-auth-ext tasks'
 #   MCPKIT_LIST=1                   print the steps and their prerequisites, run nothing
 #   MCPKIT_VERBOSE=1                print every test's output (as go test -v does)
 #   MCPKIT_RACE=0                   go test without -race (no C compiler needed)
@@ -226,6 +229,30 @@ step_conformance_client() {
     --requirements "$req" --expected-failures "$ROOT/conformance/expected-failures-client-$req.yml"
 }
 
+# The extension auth/* client scenarios: --requirements runs them but never scores them, so no
+# baseline guards them. Each runs on its own with --force at every revision, and must pass with no
+# FAILURE and no WARNING.
+AUTH_EXT_SCENARIOS=(auth/client-credentials-basic auth/client-credentials-jwt
+  auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer)
+step_auth_ext() {
+  ensure_conformance
+  mkdir -p "$TMP/bin"
+  go build -o "$TMP/bin/conformance-client" ./conformance/client
+  local req sc out rc=0
+  for req in "${ALL_REQUIREMENTS[@]}"; do
+    for sc in "${AUTH_EXT_SCENARIOS[@]}"; do
+      out=$KEEP/auth-ext/$req/${sc#auth/}
+      CLIENT_CMD=$TMP/bin/conformance-client run_suite conformance-auth-ext "$out" \
+        --scenario "$sc" --spec-version "$req" --force || rc=1
+      if grep -Eq '(^|[^0-9])[1-9][0-9]* warnings?' "$out/suite.log"; then
+        log "$sc at $req: a check ended in WARNING"
+        rc=1
+      fi
+    done
+  done
+  return "$rc"
+}
+
 # Extension scenarios run only with --force, one scenario per suite run.
 step_tasks() {
   ensure_conformance
@@ -258,6 +285,7 @@ done
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance-client:$req" "go node" step_conformance_client "$req"
 done
+step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
 
 # ---------------------------------------------------------------------------------------------
@@ -274,7 +302,7 @@ matches() { # matches NAME "PATTERN...": whether NAME matches one of the glob pa
 
 SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_GO:-} != 1 ]] || SKIP_PATTERNS+=" go:*"
-[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* tasks"
+[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-auth-ext tasks"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
   for name in "${STEPS[@]}"; do printf '%-28s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
