@@ -16,6 +16,7 @@ type registry struct {
 	resources map[string]*resourceEntry // by URI
 	templates map[string]*templateEntry // by URI template
 	prompts   map[string]*promptEntry
+	skills    *skillsServe // AddSkills (skills.go); nil without skills
 }
 
 func (r *registry) init() {
@@ -42,6 +43,7 @@ type snapshot struct {
 	templatesList *listing
 	prompts       map[string]*promptEntry
 	promptsList   *listing
+	skills        *skillsServe // nil without skills
 
 	// listenKinds has bit 1<<ChangeKind set for every kind of change a
 	// subscriptions/listen stream can ask for; 0 when listen is off.

@@ -169,6 +169,9 @@ type Server struct {
 	keepAlive time.Duration
 	listen    listeners
 	tasks     taskState
+	// skillsWatch is the watcher of the last AddSkills (skills.go), or
+	// nil. Guarded by mu.
+	skillsWatch *skillsWatch
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -364,6 +367,7 @@ func (s *Server) putBuf(b *[]byte) {
 // handlers and would otherwise wait for the listen streams until its own
 // deadline. It is safe to call more than once and concurrently.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopSkillsWatch()
 	errc := make(chan error, 1)
 	go func() { errc <- s.tasks.shutdown(ctx) }()
 	err := s.shutdownListen(ctx)
