@@ -148,7 +148,7 @@ func FuzzScanMeta(f *testing.F) {
 		}
 		refErr := json.Unmarshal(params, &ref)
 		rm, err := scanMeta(params)
-		if err != nil || refErr != nil || !rm.present {
+		if err != nil || refErr != nil || !rm.p.present {
 			return
 		}
 		var want string
@@ -186,7 +186,7 @@ func checkMetaVisitor(t *testing.T, params []byte) {
 		return len(a) == len(b) && (a == nil) == (b == nil) && (len(a) == 0 || &a[0] == &b[0])
 	}
 	got, want := mv.rm, rm
-	if got.present != want.present || !same(got.version, want.version) || !same(got.caps, want.caps) ||
+	if got.p.present != want.p.present || !same(got.extraMeta(msg.Params), want.extraMeta(msg.Params)) || !same(got.version, want.version) || !same(got.caps, want.caps) ||
 		!same(got.clientInfo, want.clientInfo) || !same(got.logLevel, want.logLevel) || !same(got.progressToken, want.progressToken) {
 		t.Fatalf("params %s: visitor found _meta %+v, scanMeta %+v", params, got, want)
 	}

@@ -24,6 +24,9 @@ type Incoming struct {
 	// one. Per-primitive scope checks and list filtering apply to requests
 	// with a Principal; a request without one is trusted by its transport.
 	Principal *Principal
+	// Transport names the transport, for interceptors (Call.Transport).
+	// The built-in transports set it.
+	Transport Transport
 
 	// session is the legacy-era session (HTTP session or stdio connection
 	// after initialize) the request belongs to. The built-in transports set
@@ -75,6 +78,9 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	if x == nil {
 		return out, status
 	}
+	if s.icpt != nil {
+		return s.handleIntercepted(ctx, dst, x, h, in, n)
+	}
 	mark := len(dst)
 	out, err := x.run(ctx, h, dst)
 	x.finish()
@@ -101,7 +107,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	} else if in.Header == nil {
 		hh = nil
 	}
-	if msg.Method == "server/discover" {
+	if msg.Method == "server/discover" && s.icpt == nil {
 		out, status := s.discover(dst, msg, hh, mv)
 		return nil, nil, out, status
 	}
@@ -111,6 +117,12 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	}
 	sn := s.snapshot()
 	h, ok := methods[msg.Method]
+	if !ok {
+		h, ok = sn.customHandler(msg.Method, EraModern)
+	}
+	if msg.Method == "server/discover" { // with interceptors
+		h, ok = handleDiscover, true
+	}
 	if !ok {
 		e := methodNotFound(msg.Method)
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
@@ -128,6 +140,26 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	x.info.Header = in.Header
 	x.info.Principal = in.Principal
 	return x, h, nil, 0
+}
+
+// handleIntercepted is the rest of handle on a server with interceptors.
+func (s *Server) handleIntercepted(ctx context.Context, dst []byte, x *exchange, h methodHandler, in *Incoming, n Notifier) ([]byte, int) {
+	if _, err := x.requestInfo(); err != nil {
+		x.finish()
+		return s.answerError(x, n, err, dst)
+	}
+	c := x.newCall(in.Transport, nil)
+	return s.runIntercepted(ctx, x, h, dst, c,
+		func(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
+			return x.run(ctx, h, dst)
+		},
+		func(x *exchange, err error, dst []byte) ([]byte, int) { return s.answerError(x, n, err, dst) })
+}
+
+// handleDiscover serves server/discover as a method, on a server with
+// interceptors (otherwise discover answers it on its own fast path).
+func handleDiscover(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	return jsonrpc.AppendResult(dst, x.id, x.snap.discover), nil
 }
 
 // answerError appends the error response of a method handler's error to
@@ -215,7 +247,6 @@ type exchange struct {
 	meta     reqMeta
 	version  string
 	info     RequestInfo
-	infoDone bool
 	notifier Notifier // for a legacy request, it also carries the session (legacy.go)
 	// task is the task run of a tools/call that may become a task, and of
 	// a task's later runs; nil otherwise.
@@ -228,6 +259,7 @@ type exchange struct {
 	mu           sync.Mutex
 	done         bool
 	sentProgress bool   // next to done: the exchange stays in its size class
+	infoDone     bool   // info is decoded (requestInfo); here for the same reason
 	token        []byte // progress token, copied out of the request buffer
 	lastProgress float64
 }
@@ -255,6 +287,9 @@ func (x *exchange) requestInfo() (*RequestInfo, error) {
 	if !x.infoDone {
 		if e := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo); e != nil {
 			return nil, e
+		}
+		if raw := x.meta.extraMeta(x.params); raw != nil {
+			x.info.Meta = decodeMeta(raw)
 		}
 		if len(x.meta.progressToken) > 0 {
 			x.token = append([]byte(nil), x.meta.progressToken...)

@@ -89,7 +89,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := (*buf)[len(body):len(body)]
-	if msg.Method == "server/discover" {
+	if msg.Method == "server/discover" && s.icpt == nil {
 		// Answered without a sink (discover sends no notifications), and
 		// with the message on this frame: no allocation.
 		resp, status := s.discover(out, &msg, &hh, &mv)
@@ -120,7 +120,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
 	sink.finish(resp, status)
 }

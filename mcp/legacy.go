@@ -150,10 +150,14 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	msg := in.Message
 	ss := in.session
 	switch msg.Method {
-	case "initialize":
+	case "initialize", "ping":
+		if s.icpt != nil {
+			return s.legacyHandshakeIntercepted(ctx, dst, in)
+		}
+		if msg.Method == "ping" {
+			return jsonrpc.AppendResult(dst, msg.ID, []byte("{}")), http.StatusOK
+		}
 		return s.initialize(dst, ss, msg)
-	case "ping":
-		return jsonrpc.AppendResult(dst, msg.ID, []byte("{}")), http.StatusOK
 	}
 	st := ss.state()
 	if st == nil {
@@ -163,6 +167,10 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if !ok && !modernOnlyMethods[msg.Method] {
 		h, ok = methods[msg.Method]
 	}
+	sn := s.snapshot()
+	if !ok {
+		h, ok = sn.customHandler(msg.Method, EraLegacy)
+	}
 	if !ok {
 		return appendLegacyError(dst, msg.ID, methodNotFound(msg.Method))
 	}
@@ -170,7 +178,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if perr != nil {
 		return appendLegacyError(dst, msg.ID, perr)
 	}
-	x := &exchange{s: s, snap: s.snapshot(), id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
+	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
 		version: st.ProtocolVersion, notifier: withSession(n, ss)}
 	x.info = RequestInfo{
 		ProtocolVersion:    st.ProtocolVersion,
@@ -180,21 +188,69 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		Header:             in.Header,
 		Principal:          in.Principal,
 		Era:                EraLegacy,
+		Meta:               decodeMeta(rm.extraMeta(msg.Params)),
 	}
 	x.infoDone = true
 	if len(rm.progressToken) > 0 {
 		x.token = append([]byte(nil), rm.progressToken...)
 	}
+	if s.icpt != nil {
+		c := x.newCall(in.Transport, ss)
+		return s.runIntercepted(ctx, x, h, dst, c, s.legacyInvoke, s.answerLegacyError)
+	}
 	mark := len(dst)
 	out, err := s.legacyInvoke(ctx, x, h, dst)
 	x.finish()
 	if err != nil {
-		e, ok := asError(err)
-		if !ok {
-			s.log.Error("mcp: internal error", "method", msg.Method, "err", err)
-			e = &Error{Code: CodeInternalError, Message: "Internal error"}
+		return s.answerLegacyError(x, err, dst[:mark])
+	}
+	return out, http.StatusOK
+}
+
+// answerLegacyError appends the error response of a legacy exchange's
+// method handler to dst.
+func (s *Server) answerLegacyError(x *exchange, err error, dst []byte) ([]byte, int) {
+	e, ok := asError(err)
+	if !ok {
+		s.log.Error("mcp: internal error", "method", x.method, "err", err)
+		e = &Error{Code: CodeInternalError, Message: "Internal error"}
+	}
+	return appendLegacyError(dst, x.id, legacyError(x.method, e))
+}
+
+// legacyHandshakeIntercepted serves initialize and ping of a legacy
+// session inside the interceptors. The Call's Info has the session's
+// version and client once initialize has succeeded.
+func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in *Incoming) ([]byte, int) {
+	msg, ss := in.Message, in.session
+	info := &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraLegacy}
+	fill := func() {
+		if st := ss.state(); st != nil {
+			info.ProtocolVersion, info.ClientInfo, info.ClientCapabilities = st.ProtocolVersion, st.ClientInfo, st.ClientCapabilities
+			info.LogLevel = cmpOr(st.LogLevel, LevelDebug)
 		}
-		return appendLegacyError(dst[:mark], msg.ID, legacyError(msg.Method, e))
+	}
+	fill()
+	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss}
+	mark := len(dst)
+	var out []byte
+	var inner Outcome
+	o, ran := s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+		if msg.Method == "ping" {
+			out = jsonrpc.AppendResult(dst, msg.ID, []byte("{}"))
+		} else {
+			out, _ = s.initialize(dst, ss, msg)
+			fill()
+		}
+		inner = rawOutcome(out[mark:], EraLegacy)
+		return inner
+	})
+	if o.Err != nil && (!ran || o.Err != inner.Err) {
+		return appendLegacyError(dst[:mark], msg.ID, o.Err)
+	}
+	if !ran {
+		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", msg.Method)
+		return appendLegacyError(dst[:mark], msg.ID, &Error{Code: CodeInternalError, Message: "Internal error"})
 	}
 	return out, http.StatusOK
 }

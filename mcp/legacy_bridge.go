@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"slices"
 	"strconv"
 
@@ -175,7 +176,7 @@ func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[strin
 	ch := make(chan reply, len(reqs))
 	for _, r := range reqs {
 		go func() {
-			raw, err := ss.call(ctx, x.sendToClient, r.method, r.params)
+			raw, err := x.callClient(ctx, ss, r.method, r.params)
 			ch <- reply{r.key, raw, err}
 		}()
 	}
@@ -196,6 +197,45 @@ func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[strin
 		return nil, first
 	}
 	return out, nil
+}
+
+// callClient sends one request to the legacy client of x and waits for
+// the answer (session.call), inside the interceptors when the server has
+// them (PhaseClientRequest).
+func (x *exchange) callClient(ctx context.Context, ss *session, method string, params []byte) (json.RawMessage, error) {
+	n := ss.nextReq.Add(1)
+	if x.s.icpt == nil {
+		return ss.callID(ctx, x.sendToClient, n, method, params)
+	}
+	t := TransportStdio
+	if ss.id != "" {
+		t = TransportHTTP
+	}
+	c := &Call{Method: method, ID: jsonrpc.IntID(n), Info: &x.info, Params: params, Transport: t,
+		Phase: PhaseClientRequest, SessionID: ss.id, session: ss}
+	var raw json.RawMessage
+	var err error
+	var inner Outcome
+	o, ran := x.s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+		raw, err = ss.callID(ctx, x.sendToClient, n, method, params)
+		inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
+		if err != nil {
+			e := &Error{Code: CodeInternalError, Message: err.Error(), Err: err}
+			var ce *clientError
+			if errors.As(err, &ce) && ce.Code != 0 {
+				e.Code = Code(ce.Code)
+			}
+			inner = Outcome{Err: e, HTTPStatus: http.StatusOK}
+		}
+		return inner
+	})
+	if o.Err != nil && (!ran || o.Err != inner.Err) {
+		return nil, o.Err
+	}
+	if !ran {
+		return nil, &clientError{Method: method, Message: "an interceptor returned without sending the request"}
+	}
+	return raw, err
 }
 
 var errNoLegacySession = errors.New("mcp: not a legacy session")

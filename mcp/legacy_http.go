@@ -118,7 +118,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	ss := newSession(s, newSessionID())
 	buf := s.getBuf()
 	defer s.putBuf(buf)
-	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, session: ss}, nil)
+	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, Transport: TransportHTTP, session: ss}, nil)
 	*buf = resp[:0]
 	if st := ss.state(); st != nil {
 		if p != nil {
@@ -169,7 +169,7 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []by
 			cancel()
 		}()
 		buf := s.getBuf()
-		resp, status := s.Handle(ctx, *buf, &Incoming{Message: &msg, Header: header, Principal: p, session: ss}, st)
+		resp, status := s.Handle(ctx, *buf, &Incoming{Message: &msg, Header: header, Principal: p, Transport: TransportHTTP, session: ss}, st)
 		// The id may be used again once the client has the response.
 		ss.untrackRequest(msg.ID)
 		st.finish(resp, status)

@@ -319,6 +319,8 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	if ps := st.park; ps != nil {
 		if ps.held != nil {
 			<-ps.held
+		} else if ps.done != nil {
+			<-ps.done
 		}
 		return nil, errNoResponse
 	}

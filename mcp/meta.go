@@ -38,6 +38,12 @@ type RequestInfo struct {
 	// (per-request _meta) or EraLegacy (a session opened with initialize,
 	// whose version, client and capabilities fill the fields above).
 	Era Era
+	// Meta holds the members of the request's params._meta that are not
+	// the protocol's own (those named io.modelcontextprotocol/... and
+	// progressToken): the W3C trace context (traceparent, tracestate,
+	// baggage) and whatever else the client sent, as raw JSON values. It
+	// is nil when there are none. It is read-only.
+	Meta RequestMeta
 
 	// caps holds what ClientCapabilities points to when fastCaps decoded
 	// it, so that the common capabilities cost no allocation of their own.
@@ -48,7 +54,6 @@ type RequestInfo struct {
 // and of the top-level params members that the methods read (see
 // paramSpans). The spans point into the request buffer.
 type reqMeta struct {
-	present       bool
 	version       []byte // raw JSON string span
 	caps          []byte // raw JSON object span
 	clientInfo    []byte
@@ -62,6 +67,7 @@ type reqMeta struct {
 // holds them; nil means absent.
 type metaSpans struct {
 	version, caps, clientInfo, logLevel, progressToken []byte
+	extra                                              bool // other members (RequestInfo.Meta)
 }
 
 // setMeta sets the _meta members of rm.
@@ -79,6 +85,14 @@ const (
 	paramRequestState
 	numParams
 )
+
+// paramMeta is the slot of paramValues and paramSpans that holds the
+// _meta object, when it has members that are not the protocol's own
+// (RequestInfo.Meta); it has no params member name.
+const paramMeta = numParams
+
+// numSpans is the number of slots of paramValues and paramSpans.
+const numSpans = numParams + 1
 
 // paramIndex returns the paramSpans slot of the params member name, or -1.
 func paramIndex(name string) int {
@@ -101,7 +115,7 @@ func paramIndex(name string) int {
 
 // paramValues holds the values of the paramSpans members while params are
 // scanned; nil means absent.
-type paramValues [numParams][]byte
+type paramValues [numSpans][]byte
 
 // paramSpans holds where the values of the top-level params members that
 // request handling reads lie in params, found by the one walk of params
@@ -110,16 +124,17 @@ type paramValues [numParams][]byte
 // exchange small. When a name repeats, the last one wins, as with
 // jsonscan.Lookup.
 type paramSpans struct {
-	src    []byte // the params scanned; lookups in other params fall back to Lookup
-	packed bool   // at is set
-	at     [numParams]struct{ off, n int32 }
+	src     []byte // the params scanned; lookups in other params fall back to Lookup
+	packed  bool   // at is set
+	present bool   // params has a _meta object (reqMeta's: here it fills padding)
+	at      [numSpans]struct{ off, n int32 }
 }
 
 // pack records v, values inside src, as offsets into src. When a value is
 // not inside src (or src is too large for the offsets), lookups fall back
 // to jsonscan.Lookup.
 func (p *paramSpans) pack(src []byte, v *paramValues) {
-	*p = paramSpans{src: src}
+	*p = paramSpans{src: src, present: p.present}
 	if int64(len(src)) > math.MaxInt32 {
 		return
 	}
@@ -199,15 +214,18 @@ func scanParams(params []byte, pv *paramValues) (reqMeta, *Error) {
 	for it.NextKey(&k) {
 		switch string(memberKey(&k)) {
 		case "_meta":
+			start := it.Offset()
 			inner, isObject := it.Enter()
-			rm.present = false
+			rm.p.present = false
 			rm.setMeta(&metaSpans{})
+			pv[paramMeta] = nil
+			extra := false
 			if !isObject {
 				it.Value()
 				perr = InvalidParams("Invalid params: _meta must be an object")
 				continue
 			}
-			rm.present, perr = true, nil
+			rm.p.present, perr = true, nil
 			for inner.Next(&m) {
 				switch string(memberKey(&m)) {
 				case metaProtocolVersion:
@@ -220,9 +238,14 @@ func scanParams(params []byte, pv *paramValues) (reqMeta, *Error) {
 					rm.logLevel = m.Value
 				case "progressToken":
 					rm.progressToken = m.Value
+				default:
+					extra = extra || !isProtocolMetaKey(memberKey(&m))
 				}
 			}
 			it.Leave(&inner)
+			if extra {
+				pv[paramMeta] = params[start:it.Offset()]
+			}
 		default:
 			if i := paramIndex(string(memberKey(&k))); i >= 0 {
 				pv[i] = it.Value()
@@ -264,17 +287,23 @@ func (v *metaVisitor) visit(ev jsonrpc.ParamsEvent, key []byte, escaped bool, va
 			v.pending.logLevel = value
 		case "progressToken":
 			v.pending.progressToken = value
+		default:
+			v.pending.extra = v.pending.extra || !isProtocolMetaKey(memberKey(&m))
 		}
 	case jsonrpc.ParamsMember:
 		rm := &v.rm
 		switch string(memberKey(&m)) {
 		case "_meta":
 			// As in scanMeta: the last _meta wins.
+			v.params[paramMeta] = nil
 			if jsonscan.Kind(value) == '{' {
-				rm.present, v.err = true, nil
+				rm.p.present, v.err = true, nil
 				rm.setMeta(&v.pending)
+				if v.pending.extra {
+					v.params[paramMeta] = value
+				}
 			} else {
-				rm.present, v.err = false, InvalidParams("Invalid params: _meta must be an object")
+				rm.p.present, v.err = false, InvalidParams("Invalid params: _meta must be an object")
 				rm.setMeta(&metaSpans{})
 			}
 			v.pending = metaSpans{}
@@ -294,6 +323,59 @@ func (v *metaVisitor) finish(params []byte) {
 	v.rm.p.pack(params, &v.params)
 	v.pending = metaSpans{}
 	v.done = true
+}
+
+// isProtocolMetaKey reports whether a _meta key is the protocol's own:
+// io.modelcontextprotocol/... and progressToken.
+func isProtocolMetaKey(k []byte) bool {
+	return string(k) == "progressToken" || bytes.HasPrefix(k, []byte("io.modelcontextprotocol/"))
+}
+
+// extraMeta returns the _meta object of params when it has members that
+// are not the protocol's own (see paramMeta), and nil otherwise.
+func (rm *reqMeta) extraMeta(params []byte) []byte {
+	p := &rm.p
+	if !p.packed || len(params) != len(p.src) || len(params) == 0 || &params[0] != &p.src[0] {
+		return nil
+	}
+	a := p.at[paramMeta]
+	if a.n == 0 {
+		return nil
+	}
+	return params[a.off : a.off+a.n]
+}
+
+// RequestMeta holds the members of a request's _meta that are not the
+// protocol's own, by key, as raw JSON values (RequestInfo.Meta).
+type RequestMeta map[string]json.RawMessage
+
+// String returns the value of the string member key, and "" when it is
+// absent or not a string (the W3C trace context members are strings).
+func (m RequestMeta) String(key string) string {
+	s, _ := jsonscan.String(m[key])
+	return s
+}
+
+// decodeMeta returns the RequestMeta of the _meta object raw (values
+// copied); nil when raw is nil.
+func decodeMeta(raw []byte) RequestMeta {
+	it, ok := jsonscan.Object(raw)
+	if !ok {
+		return nil
+	}
+	var out RequestMeta
+	var m jsonscan.Member
+	for it.Next(&m) {
+		k := memberKey(&m)
+		if k == nil || isProtocolMetaKey(k) {
+			continue
+		}
+		if out == nil {
+			out = RequestMeta{}
+		}
+		out[string(k)] = json.RawMessage(bytes.Clone(m.Value))
+	}
+	return out
 }
 
 // decodeInfo fills a RequestInfo from the scanned _meta. version is the

@@ -59,7 +59,12 @@ type parkedStream struct {
 	st   *listenStream
 	// held is set for a stream whose handler stays (pipelined bytes): it
 	// is closed when the stream ends.
-	held  chan struct{}
+	held chan struct{}
+	// done, set on a server with interceptors, is closed when the stream
+	// ends: the handler waits for it, so that the interceptors see the
+	// stream as one call that lasts as long as it (the connection is still
+	// parked: only the handler's goroutine stays).
+	done  chan struct{}
 	out   []byte // the events being written, in the writer's buffer
 	watch uint64 // the stream's id in hangupWatch; 0: not watched
 }
@@ -146,6 +151,9 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 		// client retries them elsewhere. The stream is not parked: its
 		// handler stays until the stream ends.
 		ps.held = make(chan struct{})
+	}
+	if l.s.icpt != nil && ps.held == nil {
+		ps.done = make(chan struct{})
 	}
 	st.park = ps
 	l.hangups.add(ps)
@@ -296,6 +304,9 @@ func (ps *parkedStream) end(err error) {
 	l.close(sub)
 	if ps.held != nil {
 		close(ps.held)
+	}
+	if ps.done != nil {
+		close(ps.done)
 	}
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -16,7 +17,8 @@ type registry struct {
 	resources map[string]*resourceEntry // by URI
 	templates map[string]*templateEntry // by URI template
 	prompts   map[string]*promptEntry
-	skills    *skillsServe // AddSkills (skills.go); nil without skills
+	custom    map[string]*customMethod // AddMethod; nil when none
+	skills    *skillsServe             // AddSkills (skills.go); nil without skills
 }
 
 func (r *registry) init() {
@@ -45,6 +47,9 @@ type snapshot struct {
 	promptsList   *listing
 	skills        *skillsServe // nil without skills
 
+	// custom are the custom methods (AddMethod); nil when none.
+	custom map[string]*customMethod
+
 	// listenKinds has bit 1<<ChangeKind set for every kind of change a
 	// subscriptions/listen stream can ask for; 0 when listen is off.
 	listenKinds uint8
@@ -70,8 +75,14 @@ func (r *registry) build(s *Server) *snapshot {
 	for _, t := range r.tools {
 		tasks = tasks || t.tool.TaskSupport != TaskNone
 	}
+	if len(r.custom) > 0 {
+		sn.custom = maps.Clone(r.custom)
+		sn.caps.Extensions = r.customExtensions(nil)
+	}
 	if len(s.opts.Extensions) > 0 || tasks {
-		sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions)+1)
+		if sn.caps.Extensions == nil {
+			sn.caps.Extensions = make(map[string]json.RawMessage, len(s.opts.Extensions)+1)
+		}
 		if tasks {
 			// The extension has no settings yet: an empty object.
 			sn.caps.Extensions[TasksExtension] = json.RawMessage("{}")

@@ -88,6 +88,11 @@ type ServerOptions struct {
 	// hides cannot be called, read or completed either.
 	ListFilters ListFilters
 
+	// Interceptors wrap the handling of every call, on every transport and
+	// in both eras, the first outermost: tracing, metrics, auditing, rate
+	// limits. See Interceptor. None by default, at no cost.
+	Interceptors []Interceptor
+
 	// Logger receives the server's own logs. Default slog.Default(). On
 	// stdio, make sure it does not write to stdout.
 	Logger *slog.Logger
@@ -141,6 +146,7 @@ type Server struct {
 	maxBody    int64
 	maxHeader  int
 	auth       authState
+	icpt       []Interceptor // nil when none
 
 	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
@@ -193,6 +199,9 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	if o.Cache.Scope != CachePublic && o.Cache.Scope != CachePrivate {
 		panic("mcp.NewServer: Cache.Scope must be CachePublic or CachePrivate, not " + strconv.Quote(string(o.Cache.Scope)))
+	}
+	if len(o.Interceptors) > 0 {
+		s.icpt = slices.Clone(o.Interceptors)
 	}
 	s.log = o.Logger
 	if s.log == nil {

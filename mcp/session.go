@@ -349,7 +349,12 @@ func (e *clientError) Error() string {
 // the client's error, the timeout, ctx or the end of the session. On
 // timeout or cancellation it tells the client with notifications/cancelled.
 func (ss *session) call(ctx context.Context, send func(msg []byte), method string, params []byte) (json.RawMessage, error) {
-	n := ss.nextReq.Add(1)
+	return ss.callID(ctx, send, ss.nextReq.Add(1), method, params)
+}
+
+// callID is call with the request's id, n, already taken from
+// ss.nextReq.
+func (ss *session) callID(ctx context.Context, send func(msg []byte), n int64, method string, params []byte) (json.RawMessage, error) {
 	ch := make(chan clientReply, 1)
 	ss.mu.Lock()
 	if ss.closed {

@@ -373,7 +373,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 			c.sess = ss
 			c.mu.Unlock()
 		}
-		resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: &msg, session: c.sess}, nil)
+		resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: &msg, Transport: TransportStdio, session: c.sess}, nil)
 		c.writeMsg(resp)
 		return true
 	}
@@ -424,7 +424,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 			c.wg.Done()
 		}()
 		buf := c.s.getBuf()
-		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
+		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, Transport: TransportStdio, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
 		call.mu.Lock()
 		call.done = true
 		if !call.cancelled && len(resp) > 0 {
@@ -457,7 +457,7 @@ func (c *stdioConn) inline(ctx context.Context, msg *jsonrpc.Message) (served, o
 		return false, true
 	}
 	buf := c.s.getBuf()
-	resp, _ := c.s.Handle(ctx, *buf, &Incoming{Message: msg}, nil)
+	resp, _ := c.s.Handle(ctx, *buf, &Incoming{Message: msg, Transport: TransportStdio}, nil)
 	c.queueMsg(resp)
 	*buf = resp[:0]
 	c.s.putBuf(buf)

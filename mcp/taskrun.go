@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -284,7 +285,37 @@ func (r *taskRun) invoke(req *ToolRequest) (res *CallToolResult, err error) {
 			res, err = nil, &Error{Code: CodeInternalError, Message: "Internal error"}
 		}
 	}()
+	if s := r.ts.s; s.icpt != nil {
+		return r.invokeIntercepted(req)
+	}
 	return r.x.invokeTool(r.ctx, r.t, req)
+}
+
+// invokeIntercepted is invoke inside the interceptors (PhaseTaskRun).
+func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err error) {
+	x := r.x
+	c := &Call{Method: x.method, Name: req.Name, ID: x.id, Info: &x.info, Params: x.params, Phase: PhaseTaskRun, TaskID: r.id}
+	var inner Outcome
+	o, ran := x.s.intercept(r.ctx, c, func(ctx context.Context, c *Call) Outcome {
+		res, err = x.invokeTool(ctx, r.t, req)
+		switch {
+		case err != nil:
+			inner = errorOutcome(err)
+			if isInputRequired(err) {
+				inner = Outcome{ResultType: resultInputRequired, HTTPStatus: http.StatusOK}
+			}
+		default:
+			inner = Outcome{ResultType: resultComplete, ToolError: res.IsError, HTTPStatus: http.StatusOK}
+		}
+		return inner
+	})
+	if o.Err != nil && (!ran || o.Err != inner.Err) {
+		return nil, o.Err
+	}
+	if !ran {
+		return nil, &Error{Code: CodeInternalError, Message: "Internal error"}
+	}
+	return res, err
 }
 
 // storeTimeout bounds the store operations of background work.

@@ -54,7 +54,7 @@ func (s *Server) validate(msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor
 		}
 	}
 	switch {
-	case !rm.present:
+	case !rm.p.present:
 		return "", rm, InvalidParams("Invalid params: missing params._meta with " + metaProtocolVersion + " and " + metaClientCapabilities)
 	case rm.version == nil:
 		return "", rm, InvalidParams("Invalid params: missing _meta[\"" + metaProtocolVersion + "\"]")
@@ -78,7 +78,7 @@ func (s *Server) validate(msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor
 		return "", rm, s.unsupportedVersion(rm.version)
 	}
 	if hh != nil {
-		if e := checkStandardHeaders(msg, &rm.p, hh); e != nil {
+		if e := checkStandardHeaders(msg, &rm.p, hh, s.nameField(msg.Method)); e != nil {
 			return "", rm, e
 		}
 	}
@@ -111,8 +111,9 @@ func headerMismatch(msg string) *Error {
 }
 
 // checkStandardHeaders checks Mcp-Method and Mcp-Name against the body.
-// p holds the spans of msg.Params.
-func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders) *Error {
+// p holds the spans of msg.Params; field is the params member Mcp-Name
+// mirrors ("" for none).
+func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders, field string) *Error {
 	mv := hh.method
 	if len(mv) == 0 {
 		return headerMismatch("missing required Mcp-Method header")
@@ -120,7 +121,6 @@ func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders) 
 	if len(mv) > 1 || mv[0] != msg.Method {
 		return headerMismatch("header mismatch: Mcp-Method header value '" + strings.Join(mv, ", ") + "' does not match body value '" + msg.Method + "'")
 	}
-	field := nameField(msg.Method)
 	if field == "" {
 		return nil
 	}
@@ -143,8 +143,21 @@ func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders) 
 	return nil
 }
 
-// nameField names the params member that Mcp-Name mirrors for method, or ""
-// when the method has no Mcp-Name header.
+// nameField names the params member that Mcp-Name mirrors for method, a
+// core method or a custom one (AddMethod), or "" when the method has no
+// Mcp-Name header.
+func (s *Server) nameField(method string) string {
+	if f := nameField(method); f != "" {
+		return f
+	}
+	if cm := s.snapshot().custom[method]; cm != nil {
+		return cm.opts.NameParam
+	}
+	return ""
+}
+
+// nameField names the params member that Mcp-Name mirrors for a core
+// method, or "" when the method has no Mcp-Name header.
 func nameField(method string) string {
 	switch method {
 	case "tools/call", "prompts/get":

@@ -10,9 +10,11 @@
 // Compatibility"); the raw Conn API sends requests exactly as given, so that
 // conformance checks can send deliberately malformed ones.
 //
-// It backs `mcpkit discover` and the public mcptest package. It is a client
-// for tools and tests, not a general-purpose SDK: it has no sampling,
-// elicitation or subscription support.
+// It is the private transport and negotiation layer of the public client
+// package (github.com/mcpkit/mcpkit/client), which adds the typed API,
+// input handlers and notifications on top, and it backs `mcpkit discover`,
+// whose checks need the raw replies. There is one SSE reader (sse.go) for
+// every stream the client reads.
 package client
 
 import (
@@ -97,6 +99,16 @@ type Request struct {
 	// the user's headers and, on a legacy session, Mcp-Session-Id. It is
 	// ignored on stdio.
 	Header http.Header
+	// OnNotify, when set, gets the notifications that arrive for this
+	// request while it is pending: on its HTTP response stream, or (on
+	// stdio and the HTTP+SSE transport, where nothing ties a notification
+	// to a request) none; those go to the connection's Handler.
+	OnNotify func(raw []byte, m *jsonrpc.Message)
+	// Cancel makes a request whose context ends send
+	// notifications/cancelled for it: on stdio, on HTTP+SSE, and on
+	// Streamable HTTP in a legacy session (a modern server learns of it
+	// from the aborted request).
+	Cancel bool
 }
 
 // Reply is what came back for one request.
@@ -117,6 +129,9 @@ type Reply struct {
 	// Latency is the time from sending the request to reading its
 	// response.
 	Latency time.Duration
+	// TooLarge reports that the response was larger than the bound (16
+	// MiB) and was not read.
+	TooLarge bool
 }
 
 // Result returns the JSON-RPC result, or nil.

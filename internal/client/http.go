@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -37,6 +38,8 @@ type HTTPConn struct {
 	client *http.Client
 	header http.Header
 	ids    ids
+
+	handlerSlot
 
 	mu        sync.Mutex
 	sessionID string // legacy Mcp-Session-Id
@@ -82,7 +85,21 @@ func (c *HTTPConn) SessionID() string {
 func (c *HTTPConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
 	body := jsonrpc.AppendRequest(nil, id, req.Method, req.Params)
-	return c.post(ctx, id, body, req.Header)
+	r, err := c.postReq(ctx, id, body, req.Header, req)
+	if err != nil && ctx.Err() != nil && req.Cancel && c.isLegacy() {
+		// A legacy server learns of a cancellation only from
+		// notifications/cancelled; a modern one from the closed stream.
+		nctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c.post(nctx, jsonrpc.ID{}, jsonrpc.AppendNotification(nil, "notifications/cancelled", cancelledParams(id, ctx.Err().Error())), nil)
+		cancel()
+	}
+	return r, err
+}
+
+func (c *HTTPConn) isLegacy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version != ""
 }
 
 // Notify implements Conn.
@@ -163,6 +180,18 @@ func unwrapURLError(err error) error {
 }
 
 func (c *HTTPConn) post(ctx context.Context, id jsonrpc.ID, body []byte, header http.Header) (*Reply, error) {
+	return c.postReq(ctx, id, body, header, nil)
+}
+
+// ErrTooLarge says that the server sent a message larger than the bound
+// (16 MiB).
+var ErrTooLarge = errors.New("the server sent a message larger than 16 MiB")
+
+// maxResumes bounds how often one response stream is resumed with
+// Last-Event-ID.
+const maxResumes = 5
+
+func (c *HTTPConn) postReq(ctx context.Context, id jsonrpc.ID, body []byte, header http.Header, req *Request) (*Reply, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, &TransportError{Op: "POST " + c.url, Err: err}
@@ -179,15 +208,31 @@ func (c *HTTPConn) post(ctx context.Context, id jsonrpc.ID, body []byte, header 
 	defer resp.Body.Close()
 	r := &Reply{Status: resp.StatusCode, Header: resp.Header}
 	if isEventStream(resp.Header) {
-		err = readSSEResponse(resp.Body, id, r)
+		sr := newSSEReader(resp.Body)
+		err = c.readSSEResponse(ctx, sr, id, r, req)
+		if r.Msg == nil && id.IsValid() && sr.LastEventID() != "" && ctx.Err() == nil && !errors.Is(err, errEventTooLarge) {
+			// The stream ended before the response: resume it, as the
+			// server's event ids offer, after the retry delay it set.
+			err = c.resume(ctx, sr, id, r, req)
+		}
+		if errors.Is(err, errEventTooLarge) {
+			err = ErrTooLarge
+			r.TooLarge = true
+		}
 	} else {
 		var b []byte
-		b, err = io.ReadAll(io.LimitReader(resp.Body, maxBody))
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+		if len(b) > maxBody {
+			r.TooLarge = true
+			b = b[:keepBody]
+		}
 		r.Body = b
 		if len(r.Body) > keepBody {
 			r.Body = r.Body[:keepBody]
 		}
-		r.Msg = parseResponse(b, id)
+		if !r.TooLarge {
+			r.Msg = parseResponse(b, id)
+		}
 	}
 	r.Latency = time.Since(start)
 	if err != nil && r.Msg == nil && ctx.Err() != nil {
@@ -211,10 +256,56 @@ func parseResponse(data []byte, id jsonrpc.ID) *jsonrpc.Message {
 	return m
 }
 
+// resume reconnects to a response stream that ended early, with GET and
+// Last-Event-ID, waiting the stream's retry delay (1s when it set none)
+// first, at most maxResumes times.
+func (c *HTTPConn) resume(ctx context.Context, sr *sseReader, id jsonrpc.ID, r *Reply, req *Request) error {
+	lastID, retry := sr.LastEventID(), sr.Retry()
+	for attempt := 0; attempt < maxResumes; attempt++ {
+		if retry < 0 {
+			retry = 1000
+		}
+		t := time.NewTimer(time.Duration(retry) * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+		if err != nil {
+			return err
+		}
+		c.setHeaders(hr, nil)
+		hr.Header.Set("Accept", "text/event-stream")
+		hr.Header.Set("Last-Event-ID", lastID)
+		resp, err := c.client.Do(hr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		if resp.StatusCode != http.StatusOK || !isEventStream(resp.Header) {
+			resp.Body.Close()
+			return fmt.Errorf("resuming the response stream: GET with Last-Event-ID answered HTTP %d", resp.StatusCode)
+		}
+		nsr := newSSEReader(resp.Body)
+		nsr.lastID, nsr.retry = lastID, retry
+		err = c.readSSEResponse(ctx, nsr, id, r, req)
+		resp.Body.Close()
+		if r.Msg != nil || errors.Is(err, errEventTooLarge) {
+			return err
+		}
+		lastID, retry = nsr.LastEventID(), nsr.Retry()
+	}
+	return fmt.Errorf("the response stream ended %d times without the response", maxResumes+1)
+}
+
 // readSSEResponse reads an SSE response stream until the response to id
-// arrives, collecting notifications on the way.
-func readSSEResponse(body io.Reader, id jsonrpc.ID, r *Reply) error {
-	sr := newSSEReader(body)
+// arrives, passing notifications on (and collecting them in r) and
+// answering the server's requests.
+func (c *HTTPConn) readSSEResponse(ctx context.Context, sr *sseReader, id jsonrpc.ID, r *Reply, req *Request) error {
 	for {
 		ev, err := sr.Next()
 		if err != nil {
@@ -234,7 +325,17 @@ func readSSEResponse(body io.Reader, id jsonrpc.ID, r *Reply) error {
 		switch {
 		case m == nil:
 		case m.IsNotification():
-			r.Notifications = append(r.Notifications, bytes.Clone(ev.Data))
+			raw := bytes.Clone(ev.Data)
+			if len(r.Notifications) < 1000 {
+				r.Notifications = append(r.Notifications, raw)
+			}
+			c.notify(req, raw, m)
+		case m.IsRequest():
+			go func() {
+				actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
+				defer cancel()
+				c.post(actx, jsonrpc.ID{}, c.answer(actx, m), nil)
+			}()
 		case m.IsResponse():
 			if !m.ID.IsValid() || !id.IsValid() || m.ID.Equal(id) {
 				r.Msg = m

@@ -25,6 +25,7 @@ type SSEConn struct {
 	mux      *mux
 	cancel   context.CancelFunc
 	body     io.Closer
+	handlerSlot
 }
 
 // NotSSEError says that a GET did not open an HTTP+SSE stream: Reply holds
@@ -167,9 +168,11 @@ func (c *SSEConn) readLoop(sr *sseReader) {
 		case m.IsResponse():
 			c.mux.deliver(m, bytes.Clone(ev.Data))
 		case m.IsNotification():
-			c.mux.note(bytes.Clone(ev.Data))
+			raw := bytes.Clone(ev.Data)
+			c.mux.note(raw)
+			c.notify(nil, raw, m)
 		default: // a request from the server
-			go c.postMessage(context.Background(), answerServerRequest(m))
+			go c.postMessage(context.Background(), c.answer(context.Background(), m))
 		}
 	}
 }
@@ -223,6 +226,11 @@ func (c *SSEConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 		return pr, nil
 	}
 	r, err := c.mux.wait(ctx, id, ch, start)
+	if err != nil && ctx.Err() != nil && req.Cancel {
+		nctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c.postMessage(nctx, jsonrpc.AppendNotification(nil, "notifications/cancelled", cancelledParams(id, ctx.Err().Error())))
+		cancel()
+	}
 	if r != nil {
 		r.Status = pr.Status
 	}

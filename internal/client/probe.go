@@ -25,6 +25,10 @@ type Options struct {
 	// that does not answer server/discover within it is taken for
 	// legacy. Default 10s.
 	Timeout time.Duration
+	// Capabilities is the client capabilities object declared in
+	// initialize and, by default, in every modern request's _meta. Nil
+	// declares none ({}).
+	Capabilities json.RawMessage
 	// HTTP configures the HTTP+SSE connection that the legacy fallback
 	// may open (the Streamable HTTP connection is configured by whoever
 	// made it).
@@ -201,6 +205,7 @@ func (p *prober) roundTrip(ctx context.Context, conn Conn, req *Request) (*Reply
 // discoverRequest builds a modern server/discover request at version.
 func (p *prober) discoverRequest(version string) *Request {
 	s := NewModernSession(p.conn, version, p.opts.ClientInfo)
+	s.caps = p.opts.Capabilities
 	req, _ := s.request("server/discover", nil)
 	return req
 }
@@ -233,6 +238,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 				p.step(what, r, nil, "a DiscoverResult: a modern server")
 				s := NewModernSession(p.conn, version, p.opts.ClientInfo)
 				s.timeout = p.opts.Timeout
+				s.caps = p.opts.Capabilities
 				s.Server, s.Steps, s.Latency, s.FirstReply = *d, p.steps, r.Latency, p.first
 				return s, nil
 			}
@@ -355,9 +361,13 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 	if conn.Transport() == TransportSSE {
 		what += " over HTTP+SSE"
 	}
+	caps := p.opts.Capabilities
+	if len(caps) == 0 {
+		caps = json.RawMessage("{}")
+	}
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{},
+		"capabilities":    caps,
 		"clientInfo":      p.opts.ClientInfo,
 	})
 	r, err := p.roundTrip(ctx, conn, &Request{Method: "initialize", Params: params})
@@ -408,7 +418,7 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 		p.steps = append(p.steps, Step{Request: "notifications/initialized", Answer: nr.Describe(), Meaning: "refused"})
 		return nil, nil, p.fail(NotMCP, nil, "the server refused notifications/initialized: %s", nr.Describe())
 	}
-	s := &Session{conn: conn, era: EraLegacy, version: ir.ProtocolVersion, clientInfo: p.opts.ClientInfo, timeout: p.opts.Timeout}
+	s := &Session{conn: conn, era: EraLegacy, version: ir.ProtocolVersion, clientInfo: p.opts.ClientInfo, timeout: p.opts.Timeout, caps: p.opts.Capabilities}
 	s.Server = ServerDescription{Info: ir.ServerInfo, Capabilities: ir.Capabilities, Instructions: ir.Instructions, Result: res}
 	s.Steps, s.Latency, s.FirstReply = p.steps, r.Latency, p.first
 	return s, r, nil

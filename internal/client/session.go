@@ -104,6 +104,7 @@ type Session struct {
 	version    string
 	clientInfo Implementation
 	timeout    time.Duration
+	caps       json.RawMessage // declared client capabilities; nil for {}
 
 	// Server is what the server said about itself.
 	Server ServerDescription
@@ -209,7 +210,11 @@ func (s *Session) request(method string, params any) (*Request, error) {
 		}
 	}
 	setDefault(meta, MetaProtocolVersion, s.version)
-	setDefault(meta, MetaClientCapabilities, json.RawMessage("{}"))
+	if len(s.caps) > 0 {
+		setDefault(meta, MetaClientCapabilities, s.caps)
+	} else {
+		setDefault(meta, MetaClientCapabilities, json.RawMessage("{}"))
+	}
 	if s.clientInfo.Name != "" {
 		setDefault(meta, MetaClientInfo, s.clientInfo)
 	}

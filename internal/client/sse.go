@@ -15,6 +15,9 @@ type Event struct {
 	Data []byte
 	// ID is the event's id field, if any.
 	ID string
+	// Retry is the reconnection time in milliseconds that the event's
+	// retry field set, or -1 when it had none.
+	Retry int64
 }
 
 // maxEventBytes bounds one event (and one line) of an SSE stream, so that a
@@ -29,13 +32,23 @@ var errEventTooLarge = errors.New("SSE event larger than 16 MiB")
 // event without data is not dispatched.
 type sseReader struct {
 	r       *bufio.Reader
-	pendCR  bool // the previous line ended in a lone CR: skip one LF
-	started bool // the UTF-8 BOM check ran
+	lastID  string // the last event id seen, which persists across events
+	retry   int64  // the last retry value seen, -1 for none
+	pendCR  bool   // the previous line ended in a lone CR: skip one LF
+	started bool   // the UTF-8 BOM check ran
 }
 
 func newSSEReader(r io.Reader) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(r, 32<<10)}
+	return &sseReader{r: bufio.NewReaderSize(r, 32<<10), retry: -1}
 }
+
+// LastEventID returns the last event id the stream set, to resume it with
+// Last-Event-ID.
+func (s *sseReader) LastEventID() string { return s.lastID }
+
+// Retry returns the last reconnection time (milliseconds) the stream set,
+// or -1.
+func (s *sseReader) Retry() int64 { return s.retry }
 
 // readLine returns the next line without its terminator.
 func (s *sseReader) readLine() ([]byte, error) {
@@ -73,7 +86,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 // specification requires.
 func (s *sseReader) Next() (Event, error) {
 	var (
-		ev      Event
+		ev      = Event{Retry: -1}
 		data    []byte
 		hasData bool
 		size    int
@@ -89,7 +102,7 @@ func (s *sseReader) Next() (Event, error) {
 		}
 		if len(line) == 0 {
 			if !hasData {
-				ev = Event{ID: ev.ID}
+				ev = Event{ID: ev.ID, Retry: -1}
 				continue
 			}
 			if ev.Name == "" {
@@ -122,7 +135,29 @@ func (s *sseReader) Next() (Event, error) {
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				ev.ID = string(value)
+				s.lastID = ev.ID
+			}
+		case "retry":
+			if n, ok := parseRetry(value); ok {
+				ev.Retry = n
+				s.retry = n
 			}
 		}
 	}
+}
+
+// parseRetry parses a retry field: ASCII digits only, bounded to a day so
+// that a hostile server cannot park a reconnecting client for ever.
+func parseRetry(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 12 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return min(n, 24*60*60*1000), true
 }

@@ -29,6 +29,8 @@ func TestSSEReader(t *testing.T) {
 		{"unterminated event dropped", "data: a\n\ndata: b", []Event{{Name: "message", Data: []byte("a")}}},
 		{"BOM", "\xef\xbb\xbfdata: a\n\n", []Event{{Name: "message", Data: []byte("a")}}},
 		{"empty data line", "data\n\n", []Event{{Name: "message", Data: []byte("")}}},
+		{"retry kept", "id: e1\nretry: 500\ndata: \n\n", []Event{{Name: "message", Data: []byte(""), ID: "e1", Retry: 500}}},
+		{"bad retry ignored", "retry: 5x\ndata: a\n\n", []Event{{Name: "message", Data: []byte("a")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,8 +49,13 @@ func TestSSEReader(t *testing.T) {
 				}
 				got = append(got, ev)
 			}
-			if tt.want[0].Data == nil {
-				tt.want[0].Data = []byte{}
+			for i := range tt.want {
+				if tt.want[i].Data == nil {
+					tt.want[i].Data = []byte{}
+				}
+				if tt.want[i].Retry == 0 {
+					tt.want[i].Retry = -1
+				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)

@@ -23,6 +23,7 @@ type StreamConn struct {
 	ids  ids
 	mux  *mux
 	proc *process // nil unless started by StartCommand
+	handlerSlot
 
 	gmu     sync.Mutex
 	garbage []string // stdout lines that were not JSON-RPC messages
@@ -85,9 +86,11 @@ func (c *StreamConn) handleLine(line []byte) {
 	case m.IsResponse():
 		c.mux.deliver(m, bytes.Clone(line))
 	case m.IsNotification():
-		c.mux.note(bytes.Clone(line))
-	default: // a request from the server (legacy servers may ping)
-		c.write(answerServerRequest(m))
+		raw := bytes.Clone(line)
+		c.mux.note(raw)
+		c.notify(nil, raw, m)
+	default: // a request from the server (a legacy server's input requests, ping)
+		go c.write(c.answer(context.Background(), m))
 	}
 }
 
@@ -115,7 +118,12 @@ func (c *StreamConn) Transport() string { return TransportStdio }
 // RoundTrip implements Conn.
 func (c *StreamConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
-	return c.send(ctx, id, jsonrpc.AppendRequest(nil, id, req.Method, req.Params))
+	r, err := c.send(ctx, id, jsonrpc.AppendRequest(nil, id, req.Method, req.Params))
+	if err != nil && ctx.Err() != nil && req.Cancel {
+		// Tell the server to stop work on the request, as stdio asks.
+		c.write(jsonrpc.AppendNotification(nil, "notifications/cancelled", cancelledParams(id, ctx.Err().Error())))
+	}
+	return r, err
 }
 
 // SendRaw writes line (one JSON-RPC request with the given id, or any

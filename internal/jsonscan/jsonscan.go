@@ -135,6 +135,11 @@ type Iter struct {
 	pending bool // NextKey returned a member whose value is not consumed yet
 }
 
+// Offset returns the iterator's position in the bytes it walks: after
+// NextKey, where the member's value starts; after Leave, just past the
+// object that was entered.
+func (it *Iter) Offset() int { return it.i }
+
 // Object returns an iterator over the members of the object that b holds
 // (after optional leading space), and false if b is not an object. b must be
 // valid JSON.

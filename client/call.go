@@ -1,0 +1,306 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// A CallOption adjusts one request.
+type CallOption func(*callConfig)
+
+type callConfig struct {
+	meta     map[string]any
+	progress func(Progress)
+	log      func(*LogMessage)
+	level    mcp.LogLevel
+	noCache  bool
+}
+
+// WithMeta adds keys to the request's _meta. Keys the client sets itself
+// (protocol version, client capabilities, client info) are overridden only
+// when the caller names them.
+func WithMeta(meta map[string]any) CallOption {
+	return func(c *callConfig) {
+		if c.meta == nil {
+			c.meta = map[string]any{}
+		}
+		for k, v := range meta {
+			c.meta[k] = v
+		}
+	}
+}
+
+// WithProgress asks the server for progress notifications and passes them
+// to fn while the request runs.
+func WithProgress(fn func(Progress)) CallOption {
+	return func(c *callConfig) { c.progress = fn }
+}
+
+// WithLog passes the log messages the server sends for this request to fn
+// (on Streamable HTTP and in memory, where they are tied to the request;
+// on stdio they go to Options.OnLog).
+func WithLog(fn func(*LogMessage)) CallOption {
+	return func(c *callConfig) { c.log = fn }
+}
+
+// WithLogLevel sets the least severe level of the log messages the server
+// should send for this request (the logLevel _meta key of 2026-07-28).
+func WithLogLevel(l mcp.LogLevel) CallOption {
+	return func(c *callConfig) { c.level = l }
+}
+
+// NoCache bypasses the client's cache for this request: the server is
+// asked again and the answer replaces any cached one.
+func NoCache() CallOption {
+	return func(c *callConfig) { c.noCache = true }
+}
+
+// Progress is one notifications/progress of a request.
+type Progress struct {
+	Progress float64
+	// Total is 0 when the server did not say.
+	Total   float64
+	Message string
+}
+
+// LogMessage is a notifications/message.
+type LogMessage struct {
+	Level  mcp.LogLevel
+	Logger string
+	Data   json.RawMessage
+}
+
+// Notification is a notification from the server.
+type Notification struct {
+	Method string
+	// Params is the raw params object, or nil.
+	Params json.RawMessage
+}
+
+// callState is one request in flight, for routing its notifications.
+type callState struct {
+	cfg   *callConfig
+	token string
+}
+
+func newConfig(opts []CallOption) *callConfig {
+	cfg := &callConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(cfg)
+		}
+	}
+	return cfg
+}
+
+// call sends method with params (a map of members, without _meta) and
+// returns the result object, following input_required rounds for the
+// methods that allow them.
+func (c *Client) call(ctx context.Context, method string, params map[string]any, cfg *callConfig) (json.RawMessage, error) {
+	if c.isClosed() {
+		return nil, fmt.Errorf("client: %s: %w", method, ErrClosed)
+	}
+	if _, ok := ctx.Deadline(); !ok && c.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
+		defer cancel()
+	}
+	st := &callState{cfg: cfg}
+	if cfg.progress != nil {
+		c.mu.Lock()
+		c.nextTok++
+		st.token = "p" + strconv.FormatInt(c.nextTok, 10)
+		c.progress[st.token] = st
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			delete(c.progress, st.token)
+			c.mu.Unlock()
+		}()
+	}
+	mrtr := method == "tools/call" || method == "prompts/get" || method == "resources/read"
+	var (
+		responses map[string]json.RawMessage
+		state     *string
+	)
+	for round := 0; ; round++ {
+		p := make(map[string]any, len(params)+3)
+		for k, v := range params {
+			p[k] = v
+		}
+		if responses != nil {
+			p["inputResponses"] = responses
+		}
+		if state != nil {
+			p["requestState"] = *state
+		}
+		if m := c.metaFor(st); len(m) > 0 {
+			p["_meta"] = m
+		}
+		res, err := c.roundTrip(ctx, method, p, st)
+		if err != nil {
+			return nil, err
+		}
+		rt := resultType(res)
+		switch rt {
+		case "", "complete", "task":
+			return res, nil
+		case "input_required":
+		default:
+			return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("unknown resultType %q", rt)}
+		}
+		if !mrtr {
+			return nil, &ProtocolError{Method: method, Msg: "the server answered input_required, which " + method + " does not allow"}
+		}
+		if round+1 >= c.opts.MaxInputRounds {
+			return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server still asked for input after %d rounds", c.opts.MaxInputRounds)}
+		}
+		var ir struct {
+			InputRequests map[string]json.RawMessage `json:"inputRequests"`
+			RequestState  *string                    `json:"requestState"`
+		}
+		if err := json.Unmarshal(res, &ir); err != nil {
+			return nil, &ProtocolError{Method: method, Msg: "malformed InputRequiredResult: " + err.Error()}
+		}
+		if len(ir.InputRequests) == 0 && ir.RequestState == nil {
+			return nil, &ProtocolError{Method: method, Msg: "an InputRequiredResult with neither inputRequests nor requestState"}
+		}
+		responses = nil
+		if len(ir.InputRequests) > 0 {
+			if len(ir.InputRequests) > 64 {
+				return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("%d input requests in one round (at most 64 are answered)", len(ir.InputRequests))}
+			}
+			responses = make(map[string]json.RawMessage, len(ir.InputRequests))
+			for key, raw := range ir.InputRequests {
+				var req struct {
+					Method string          `json:"method"`
+					Params json.RawMessage `json:"params"`
+				}
+				if err := json.Unmarshal(raw, &req); err != nil {
+					return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("input request %q is malformed: %v", key, err)}
+				}
+				out, err := c.answerInput(ctx, req.Method, req.Params)
+				if err != nil {
+					return nil, fmt.Errorf("client: %s: answering input request %q (%s): %w", method, key, req.Method, err)
+				}
+				responses[key] = out
+			}
+		}
+		state = ir.RequestState // echoed exactly, or left out when absent
+	}
+}
+
+func resultType(res json.RawMessage) string {
+	// A cheap look before decoding: most results have no resultType or
+	// "complete".
+	if !bytes.Contains(res, []byte(`"resultType"`)) {
+		return ""
+	}
+	var w struct {
+		ResultType string `json:"resultType"`
+	}
+	json.Unmarshal(res, &w)
+	return w.ResultType
+}
+
+// metaFor builds the request's _meta: the era's required keys, the
+// progress token, the log level and the caller's keys.
+func (c *Client) metaFor(st *callState) map[string]any {
+	m := map[string]any{}
+	if c.sess.Era() == iclient.EraModern {
+		m[iclient.MetaProtocolVersion] = c.sess.Version()
+		m[iclient.MetaClientCapabilities] = c.meta
+		m[iclient.MetaClientInfo] = c.opts.ClientInfo
+		if st.cfg.level != "" {
+			m["io.modelcontextprotocol/logLevel"] = st.cfg.level
+		}
+	}
+	if st.token != "" {
+		m["progressToken"] = st.token
+	}
+	for k, v := range st.cfg.meta {
+		m[k] = v
+	}
+	return m
+}
+
+// roundTrip sends one request and returns its result object.
+func (c *Client) roundTrip(ctx context.Context, method string, params map[string]any, st *callState) (json.RawMessage, error) {
+	req, err := c.sess.Request(method, params)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	req.Cancel = true
+	req.OnNotify = func(raw []byte, m *jsonrpc.Message) { c.onRequestNotify(st, raw, m) }
+	r, err := c.sess.Conn().RoundTrip(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil && !errors.Is(err, ErrTimeout) {
+			return nil, fmt.Errorf("client: %s: %w", method, ctx.Err())
+		}
+		return nil, fmt.Errorf("client: %s: %w", method, err)
+	}
+	if r.TooLarge {
+		return nil, fmt.Errorf("client: %s: %w", method, ErrTooLarge)
+	}
+	if r.Msg == nil {
+		return nil, &ProtocolError{Method: method, Status: r.Status, Msg: "no JSON-RPC response: " + r.Describe()}
+	}
+	if r.Msg.Error != nil {
+		return nil, rpcError(r.Msg.Error)
+	}
+	res := r.Msg.Result
+	if jsonscan.Kind(res) != '{' {
+		return nil, &ProtocolError{Method: method, Status: r.Status, Msg: "the result is not a JSON object"}
+	}
+	return res, nil
+}
+
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Call sends any request (a custom method, say) with params (nil, or a
+// value that encodes to a JSON object) and returns the raw result. The
+// era's _meta and headers are added as for every other call.
+func (c *Client) Call(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
+	p := map[string]any{}
+	if params != nil {
+		raw, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("client: %s: %w", method, err)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, fmt.Errorf("client: %s: params must encode to a JSON object", method)
+		}
+		for k, v := range obj {
+			if k == "_meta" {
+				continue
+			}
+			p[k] = v
+		}
+	}
+	return c.call(ctx, method, p, newConfig(opts))
+}
+
+// Ping checks that the server answers (ping is a legacy method; a modern
+// server is asked server/discover instead).
+func (c *Client) Ping(ctx context.Context) error {
+	method := "ping"
+	if c.sess.Era() == iclient.EraModern {
+		method = "server/discover"
+	}
+	_, err := c.call(ctx, method, nil, newConfig(nil))
+	return err
+}

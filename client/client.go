@@ -1,0 +1,344 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Era is a server's protocol era.
+type Era string
+
+// Eras.
+const (
+	// EraAuto, the zero value, lets Connect find the era out.
+	EraAuto Era = ""
+	// EraModern servers answer server/discover and take per-request _meta
+	// (revision 2026-07-28 and later).
+	EraModern Era = "modern"
+	// EraLegacy servers need an initialize handshake (2025-11-25 and
+	// earlier).
+	EraLegacy Era = "legacy"
+)
+
+// Protocol versions.
+const (
+	// LatestVersion is the newest revision the client speaks.
+	LatestVersion = iclient.Version20260728
+	// LatestLegacyVersion is the revision the client initializes legacy
+	// servers at.
+	LatestLegacyVersion = iclient.Version20251125
+)
+
+// Errors a call can end with besides *mcp.Error, *ToolError and
+// *ProtocolError. Match them with errors.Is.
+var (
+	// ErrTimeout: no answer within the request's timeout.
+	ErrTimeout = iclient.ErrTimeout
+	// ErrClosed: the server closed the connection (or its process exited)
+	// before answering, or the client was closed.
+	ErrClosed = iclient.ErrClosed
+	// ErrTooLarge: the server sent a message over the 16 MiB bound.
+	ErrTooLarge = iclient.ErrTooLarge
+)
+
+// ElicitHandler asks the user for input (form mode: fill in
+// p.RequestedSchema; URL mode: open p.URL). For an accepted form, values
+// the user left out get the schema's defaults before they are sent.
+type ElicitHandler func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+
+// SamplingHandler generates a message with the client's language model.
+type SamplingHandler func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+
+// RootsHandler lists the client's roots.
+type RootsHandler func(ctx context.Context) ([]mcp.Root, error)
+
+// Options configures Connect. The zero value is usable.
+type Options struct {
+	// ClientInfo identifies the client (in _meta, or in initialize).
+	// Default: name "mcpkit-client".
+	ClientInfo mcp.Implementation
+	// Version pins the protocol version: a modern one is the only one
+	// server/discover is sent at, a legacy one (2025-11-25 and earlier)
+	// makes the client initialize at it without probing. Default: the
+	// newest, with negotiation.
+	Version string
+	// Era pins the era: EraModern fails against a legacy server,
+	// EraLegacy initializes at LatestLegacyVersion (or at Version).
+	Era Era
+	// Timeout bounds every request whose context has no deadline.
+	// Default 60s; negative means no bound (the context alone decides).
+	Timeout time.Duration
+	// ConnectTimeout bounds each request of the negotiation; a stdio
+	// server silent to server/discover for that long is taken for a
+	// legacy one. Default 10s.
+	ConnectTimeout time.Duration
+
+	// Elicit, Sample and Roots answer the server's requests for input, in
+	// either era. Each one set declares the matching client capability.
+	Elicit ElicitHandler
+	Sample SamplingHandler
+	Roots  RootsHandler
+	// ElicitURL declares URL-mode elicitation besides form mode (Elicit
+	// must be set).
+	ElicitURL bool
+	// MaxInputRounds bounds the input_required rounds of one request.
+	// Default 10.
+	MaxInputRounds int
+	// Extensions are declared in the client capabilities.
+	Extensions map[string]json.RawMessage
+
+	// OnNotification gets every notification no request or Listen took,
+	// list changes included.
+	OnNotification func(n *Notification)
+	// OnLog gets log messages (notifications/message) that no request's
+	// WithLog took.
+	OnLog func(m *LogMessage)
+	// Logger gets the client's warnings (a dropped tool, say). Default:
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Client is a connection to one server whose era and protocol version
+// are settled. It is safe for concurrent use.
+type Client struct {
+	sess   *iclient.Session
+	opts   Options
+	caps   mcp.ClientCapabilities
+	meta   json.RawMessage // client capabilities, encoded
+	info   *mcp.Implementation
+	scaps  *mcp.ServerCapabilities
+	instr  string
+	supVer []string
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	progress map[string]*callState // progress token -> request
+	nextTok  int64
+	closed   bool
+}
+
+// Connect opens t and negotiates a protocol version with the server behind
+// it, as the package documentation describes.
+func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
+	c := &Client{progress: map[string]*callState{}}
+	if opts != nil {
+		c.opts = *opts
+	}
+	o := &c.opts
+	if o.ClientInfo.Name == "" {
+		o.ClientInfo = mcp.Implementation{Name: "mcpkit-client", Version: "0.1.0"}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 60 * time.Second
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
+	if o.MaxInputRounds <= 0 {
+		o.MaxInputRounds = 10
+	}
+	c.log = o.Logger
+	if c.log == nil {
+		c.log = slog.Default()
+	}
+	version := o.Version
+	switch o.Era {
+	case EraLegacy:
+		if version == "" {
+			version = LatestLegacyVersion
+		}
+		if !iclient.IsLegacy(version) {
+			return nil, fmt.Errorf("client: Era is legacy but Version %q is not a legacy version", version)
+		}
+	case EraModern:
+		if version != "" && iclient.IsLegacy(version) {
+			return nil, fmt.Errorf("client: Era is modern but Version %q is a legacy version", version)
+		}
+	case EraAuto:
+	default:
+		return nil, fmt.Errorf("client: unknown Era %q", o.Era)
+	}
+	if version != "" && !slices.Contains(iclient.ModernVersions, version) && !iclient.IsLegacy(version) {
+		return nil, fmt.Errorf("client: unknown protocol version %q", version)
+	}
+	c.caps = c.declaredCapabilities()
+	c.meta, _ = json.Marshal(&c.caps)
+
+	conn, err := t.open(ctx, version != "" && iclient.IsLegacy(version))
+	if err != nil {
+		return nil, err
+	}
+	iopts := &iclient.Options{
+		Version:      version,
+		ClientInfo:   iclient.Implementation{Name: o.ClientInfo.Name, Title: o.ClientInfo.Title, Version: o.ClientInfo.Version},
+		Timeout:      o.ConnectTimeout,
+		Capabilities: c.meta,
+	}
+	if ht, ok := t.(*HTTPTransport); ok {
+		iopts.HTTP = ht.httpOptions()
+	}
+	// The handler must be in place before the handshake: a legacy server
+	// may ping or ask for input at once.
+	c.install(conn)
+	sess, err := iclient.Connect(ctx, conn, iopts)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if sess.Conn() != conn {
+		c.install(sess.Conn()) // the HTTP+SSE fallback
+	}
+	c.sess = sess
+	if o.Era == EraModern && sess.Era() != iclient.EraModern {
+		sess.Close()
+		return nil, errors.New("client: the server is a legacy one and Era pins the modern era")
+	}
+	if o.Version != "" && !iclient.IsLegacy(o.Version) && sess.Version() != o.Version {
+		sess.Close()
+		return nil, fmt.Errorf("client: the server does not serve the pinned version %s (it speaks %s)", o.Version, sess.Version())
+	}
+	d := sess.Server
+	if d.Info != nil {
+		c.info = &mcp.Implementation{Name: d.Info.Name, Title: d.Info.Title, Version: d.Info.Version}
+	}
+	c.scaps = &mcp.ServerCapabilities{}
+	if len(d.Capabilities) > 0 {
+		if err := json.Unmarshal(d.Capabilities, c.scaps); err != nil {
+			sess.Close()
+			return nil, &ProtocolError{Method: "server/discover", Msg: "the server's capabilities are malformed: " + err.Error()}
+		}
+	}
+	c.instr = d.Instructions
+	c.supVer = d.SupportedVersions
+	return c, nil
+}
+
+func (c *Client) install(conn iclient.Conn) {
+	if h, ok := conn.(iclient.Handled); ok {
+		h.SetHandler(&iclient.Handler{Notify: c.onNotify, Request: c.onServerRequest})
+	}
+}
+
+func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
+	var caps mcp.ClientCapabilities
+	if c.opts.Elicit != nil {
+		caps.Elicitation = &mcp.ElicitationCapability{Form: json.RawMessage("{}")}
+		if c.opts.ElicitURL {
+			caps.Elicitation.URL = json.RawMessage("{}")
+		}
+	}
+	if c.opts.Sample != nil {
+		caps.Sampling = &mcp.SamplingCapability{}
+	}
+	if c.opts.Roots != nil {
+		caps.Roots = &mcp.RootsCapability{}
+	}
+	if len(c.opts.Extensions) > 0 {
+		caps.Extensions = c.opts.Extensions
+	}
+	return caps
+}
+
+// ServerInfo returns the server's self-reported identity, or nil when it
+// sent none.
+func (c *Client) ServerInfo() *mcp.Implementation { return c.info }
+
+// Capabilities returns what the server advertised (never nil).
+func (c *Client) Capabilities() *mcp.ServerCapabilities { return c.scaps }
+
+// Instructions returns the server's guidance for models, or "".
+func (c *Client) Instructions() string { return c.instr }
+
+// Era returns the server's era: EraModern or EraLegacy.
+func (c *Client) Era() Era {
+	if c.sess.Era() == iclient.EraLegacy {
+		return EraLegacy
+	}
+	return EraModern
+}
+
+// ProtocolVersion returns the version the client and server speak.
+func (c *Client) ProtocolVersion() string { return c.sess.Version() }
+
+// SupportedVersions returns the versions a modern server listed in
+// server/discover; nil for a legacy server.
+func (c *Client) SupportedVersions() []string { return slices.Clone(c.supVer) }
+
+// ClientCapabilities returns the capabilities the client declares.
+func (c *Client) ClientCapabilities() mcp.ClientCapabilities { return c.caps }
+
+// Close ends the connection: a legacy HTTP session is deleted, a stdio
+// server's stdin is closed, and the process is waited for and then killed.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	return c.sess.Close()
+}
+
+// ProtocolError says that the server broke the protocol: no JSON-RPC
+// response, or a result of the wrong shape.
+type ProtocolError struct {
+	// Method is the request's method.
+	Method string
+	// Status is the HTTP status (0 on other transports).
+	Status int
+	// Msg says what was wrong.
+	Msg string
+}
+
+func (e *ProtocolError) Error() string {
+	s := "client: " + e.Method + ": " + e.Msg
+	if e.Status != 0 {
+		s += fmt.Sprintf(" (HTTP %d)", e.Status)
+	}
+	return s
+}
+
+// ToolError is returned with a tool result whose isError is set: the tool
+// ran and failed, and Result's content says how.
+type ToolError struct {
+	Name   string
+	Result *mcp.CallToolResult
+}
+
+func (e *ToolError) Error() string {
+	msg := ""
+	for _, ct := range e.Result.Content {
+		if t, ok := ct.(*mcp.TextContent); ok {
+			msg = t.Text
+			break
+		}
+	}
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	if msg == "" {
+		return "client: tool " + e.Name + " failed"
+	}
+	return "client: tool " + e.Name + " failed: " + msg
+}
+
+// rpcError converts a JSON-RPC error to an *mcp.Error; Data keeps the raw
+// data.
+func rpcError(e *jsonrpc.Error) *mcp.Error {
+	me := &mcp.Error{Code: mcp.Code(e.Code), Message: e.Message}
+	if len(e.Data) > 0 {
+		me.Data = json.RawMessage(append([]byte(nil), e.Data...))
+	}
+	return me
+}

@@ -1,0 +1,66 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/client"
+)
+
+// TestMain doubles as a stdio server: with MCPKIT_CLIENT_TEST_SERVER set,
+// the test binary serves testServer on stdin and stdout ("crash" exits at
+// once after a line on stderr).
+func TestMain(m *testing.M) {
+	switch os.Getenv("MCPKIT_CLIENT_TEST_SERVER") {
+	case "serve":
+		testServer(nil).ServeStdio(context.Background(), os.Stdin, os.Stdout)
+		os.Exit(0)
+	case "crash":
+		os.Stderr.WriteString("fatal: no config file\n")
+		os.Exit(3)
+	}
+	os.Exit(m.Run())
+}
+
+func selfCommand(mode string) *client.CommandTransport {
+	return &client.CommandTransport{Command: os.Args[0], Env: []string{"MCPKIT_CLIENT_TEST_SERVER=" + mode}}
+}
+
+func TestStdio(t *testing.T) {
+	ctx := context.Background()
+	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+		t.Run(string(era), func(t *testing.T) {
+			c, err := client.Connect(ctx, selfCommand("serve"), &client.Options{Era: era})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []client.Progress
+			out, err := client.CallToolAs[addOut](ctx, c, "add", addIn{A: 1, B: 2}, client.WithProgress(func(p client.Progress) { got = append(got, p) }))
+			if err != nil || out.Sum != 3 {
+				t.Fatalf("add = %+v, %v", out, err)
+			}
+			if len(got) != 1 {
+				t.Errorf("progress = %+v, want one notification", got)
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			if _, err := c.CallTool(ctx, "add", addIn{}); !errors.Is(err, client.ErrClosed) {
+				t.Errorf("a call after Close = %v, want ErrClosed", err)
+			}
+		})
+	}
+}
+
+func TestStdioCrashShowsStderr(t *testing.T) {
+	_, err := client.Connect(context.Background(), selfCommand("crash"), nil)
+	if err == nil {
+		t.Fatal("Connect to a crashing server succeeded")
+	}
+	if !strings.Contains(err.Error(), "no config file") {
+		t.Errorf("error %q does not show the server's stderr", err)
+	}
+}

@@ -1,0 +1,297 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// An Interceptor wraps the handling of every call the server serves, on
+// every transport and in both eras: it sees the validated request (c) and
+// the outcome that next returns, and may change the context the method
+// runs with (a tracing span, a deadline), or answer without calling next
+// (a rate limit, an authorization rule) by returning an Outcome with Err
+// set. It must call next at most once, on the goroutine it was called on.
+//
+// Interceptors run in the order of ServerOptions.Interceptors, the first
+// outermost. A panic in an interceptor is recovered and answered as an
+// internal error (-32603), like a panic in a handler.
+//
+// Requests that fail validation before their method is chosen (missing
+// _meta, a version not served, header mismatches, unknown methods) are
+// answered without interceptors. A subscriptions/listen stream is one call
+// that lasts as long as the stream. A tool call that becomes a task is a
+// call (whose outcome has ResultType "task"), and so is the background run
+// of its handler (Phase PhaseTaskRun). In a legacy session, the requests
+// the server sends its client (elicitation/create, sampling/createMessage,
+// roots/list) are calls too (Phase PhaseClientRequest), nested in the
+// context of the call that asked.
+type Interceptor func(ctx context.Context, c *Call, next CallHandler) Outcome
+
+// CallHandler handles a call: the next interceptor, or the method itself.
+type CallHandler func(ctx context.Context, c *Call) Outcome
+
+// Transport names the transport a call arrived on.
+type Transport string
+
+// The transports of this package. A custom transport calling Handle may
+// name itself in Incoming.Transport.
+const (
+	TransportHTTP  Transport = "http"  // Streamable HTTP (both eras)
+	TransportStdio Transport = "stdio" // newline-delimited JSON-RPC
+)
+
+// Phase says which part of the protocol a call is.
+type Phase uint8
+
+// The phases.
+const (
+	// PhaseRequest is a request from the client, answered by the server.
+	PhaseRequest Phase = iota
+	// PhaseTaskRun is the background run of a tool handler whose call
+	// became a task. It has no JSON-RPC response of its own: its outcome
+	// is what the task's result will say.
+	PhaseTaskRun
+	// PhaseClientRequest is a request the server sends to a legacy
+	// client (elicitation, sampling, roots) while it handles a call.
+	PhaseClientRequest
+)
+
+// String returns "request", "task-run" or "client-request".
+func (p Phase) String() string {
+	switch p {
+	case PhaseTaskRun:
+		return "task-run"
+	case PhaseClientRequest:
+		return "client-request"
+	}
+	return "request"
+}
+
+// Call is an interceptor's view of one call. It and what it points to are
+// read-only and valid until the interceptor returns; copy what must be
+// kept.
+type Call struct {
+	// Method is the JSON-RPC method, such as "tools/call".
+	Method string
+	// Name is the tool or prompt name (tools/call, prompts/get), the
+	// resource URI (resources/read, resources/subscribe), the task id
+	// (tasks/get, tasks/update, tasks/cancel) or the name a custom
+	// method's MethodOptions.NameParam designates; "" otherwise.
+	Name string
+	// ID is the request's JSON-RPC id (for PhaseClientRequest, the id the
+	// server gave its request).
+	ID jsonrpc.ID
+	// Info is what the request said about itself, as its handler sees it
+	// (its Era says which era the call belongs to).
+	Info *RequestInfo
+	// Params is the raw params object of the request (for
+	// PhaseClientRequest, of the request the server sends).
+	Params json.RawMessage
+	// Transport is the transport the request arrived on ("" for a custom
+	// transport that did not name itself).
+	Transport Transport
+	// Phase says which part of the protocol the call is.
+	Phase Phase
+	// SessionID is the legacy session's Mcp-Session-Id on Streamable HTTP;
+	// "" for modern requests and on stdio.
+	SessionID string
+	// TaskID is the task's id in PhaseTaskRun, and "" otherwise.
+	TaskID string
+
+	session *session
+}
+
+// SessionDone returns a channel that is closed when the call's legacy
+// session ends, and nil for calls outside a legacy session. Interceptors
+// that measure sessions (their duration, say) wait on it from the
+// initialize call on.
+func (c *Call) SessionDone() <-chan struct{} {
+	if c.session == nil {
+		return nil
+	}
+	return c.session.ctx.Done()
+}
+
+// Outcome is how a call ended.
+type Outcome struct {
+	// ResultType is the modern result's resultType ("complete",
+	// "input_required", "task"), or "complete" for a legacy result; ""
+	// when the call failed with Err or sent no response.
+	ResultType string
+	// ToolError reports a tools/call result with isError true: the tool
+	// failed, and said so in its result.
+	ToolError bool
+	// Err is the protocol error the call is answered with; nil on success.
+	// An interceptor answers a call itself by returning an Outcome with
+	// Err set, without calling next.
+	Err *Error
+	// HTTPStatus is the HTTP status the response travels with on
+	// Streamable HTTP (200 for every legacy-session response); 0 when no
+	// response is sent (a listen stream dropped for a slow reader, a
+	// notification-like end).
+	HTTPStatus int
+}
+
+// intercepting reports whether the server has interceptors.
+func (s *Server) intercepting() bool { return s.icpt != nil }
+
+// chain builds the CallHandler that runs the interceptors around last.
+func (s *Server) chain(last CallHandler) CallHandler {
+	h := last
+	for i := len(s.icpt) - 1; i >= 0; i-- {
+		ic, next := s.icpt[i], h
+		h = func(ctx context.Context, c *Call) Outcome { return ic(ctx, c, next) }
+	}
+	return h
+}
+
+// intercept runs the interceptors around serve, which runs the method and
+// returns its outcome. It recovers a panic of an interceptor as an internal
+// error. ran reports whether serve was called.
+func (s *Server) intercept(ctx context.Context, c *Call, serve CallHandler) (o Outcome, ran bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("mcp: interceptor panicked", "method", c.Method, "panic", p, "stack", string(debug.Stack()))
+			e := &Error{Code: CodeInternalError, Message: "Internal error"}
+			o = Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
+		}
+	}()
+	o = s.chain(func(ctx context.Context, c *Call) Outcome {
+		ran = true
+		return serve(ctx, c)
+	})(ctx, c)
+	return o, ran
+}
+
+// newCall returns the Call of an exchange.
+func (x *exchange) newCall(t Transport, ss *session) *Call {
+	c := &Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss}
+	if ss != nil {
+		c.SessionID = ss.id
+	}
+	field := x.s.nameField(x.method)
+	if field == "" && (x.method == "resources/subscribe" || x.method == "resources/unsubscribe") {
+		field = "uri"
+	}
+	if field != "" {
+		if v, ok := x.param(field); ok {
+			c.Name, _ = jsonscan.String(v)
+		}
+	}
+	return c
+}
+
+// runIntercepted runs a validated exchange's method inside the
+// interceptors and appends its response to dst (answered with
+// answer when the method fails).
+func (s *Server) runIntercepted(ctx context.Context, x *exchange, h methodHandler, dst []byte, c *Call,
+	invoke func(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error),
+	answer func(x *exchange, err error, dst []byte) ([]byte, int)) ([]byte, int) {
+	mark := len(dst)
+	var out []byte
+	var status int
+	var inner Outcome
+	o, ran := s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+		var err error
+		out, err = invoke(ctx, x, h, dst)
+		x.finish()
+		if err != nil {
+			out, status = answer(x, err, dst[:mark])
+			inner = Outcome{HTTPStatus: status}
+			if err != errNoResponse {
+				inner.Err = answeredError(x, err)
+			}
+			return inner
+		}
+		status = http.StatusOK
+		inner = resultOutcome(out[mark:], x.info.Era)
+		return inner
+	})
+	if !ran {
+		x.finish()
+	}
+	switch {
+	case o.Err != nil && (!ran || o.Err != inner.Err):
+		// An interceptor answered, or replaced the method's answer.
+		e := o.Err
+		if x.info.Era == EraLegacy {
+			out, status = appendLegacyError(dst[:mark], x.id, e)
+		} else {
+			out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
+		}
+	case !ran:
+		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
+		e := &Error{Code: CodeInternalError, Message: "Internal error"}
+		out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
+		if x.info.Era == EraLegacy {
+			status = http.StatusOK
+		}
+	}
+	return out, status
+}
+
+// answeredError is the *Error that answers err, as answerError makes it.
+func answeredError(x *exchange, err error) *Error {
+	e, ok := asError(err)
+	if !ok {
+		return &Error{Code: CodeInternalError, Message: "Internal error"}
+	}
+	if x.info.Era == EraLegacy {
+		return legacyError(x.method, e)
+	}
+	return e
+}
+
+// resultOutcome reads the outcome of a complete result response.
+func resultOutcome(resp []byte, era Era) Outcome {
+	o := Outcome{HTTPStatus: http.StatusOK, ResultType: resultComplete}
+	res, ok := jsonscan.Lookup(resp, "result")
+	if !ok {
+		return o
+	}
+	if era == EraModern {
+		if rt, ok := jsonscan.Lookup(res, "resultType"); ok {
+			o.ResultType, _ = jsonscan.String(rt)
+		}
+	}
+	if v, ok := jsonscan.Lookup(res, "isError"); ok && string(v) == "true" {
+		o.ToolError = true
+	}
+	return o
+}
+
+// errorOutcome is the Outcome of a call that failed with err.
+func errorOutcome(err error) Outcome {
+	e, ok := asError(err)
+	if !ok {
+		e = &Error{Code: CodeInternalError, Message: "Internal error"}
+	}
+	return Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
+}
+
+// rawOutcome reads the outcome of a complete response, result or error.
+func rawOutcome(resp []byte, era Era) Outcome {
+	if ev, ok := jsonscan.Lookup(resp, "error"); ok {
+		e := &Error{Code: CodeInternalError}
+		if v, ok := jsonscan.Lookup(ev, "code"); ok {
+			if n, err := strconv.Atoi(string(v)); err == nil {
+				e.Code = Code(n)
+			}
+		}
+		if v, ok := jsonscan.Lookup(ev, "message"); ok {
+			e.Message, _ = jsonscan.String(v)
+		}
+		o := Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
+		if era == EraLegacy {
+			o.HTTPStatus = http.StatusOK
+		}
+		return o
+	}
+	return resultOutcome(resp, era)
+}
