@@ -34,7 +34,7 @@ func skillsFS() fstest.MapFS {
 	}
 }
 
-func skillsServer(t *testing.T, opts *ServerOptions, so *SkillsOptions) *Server {
+func newSkillsServer(t *testing.T, opts *ServerOptions, so *SkillsOptions) *Server {
 	t.Helper()
 	s := NewServer(opts)
 	if err := s.AddSkills(skillsFS(), so); err != nil {
@@ -53,7 +53,7 @@ func TestSkillsDiscover(t *testing.T) {
 		{"directory read", &SkillsOptions{DirectoryRead: true}, `{"directoryRead":true}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := skillsServer(t, nil, tt.opts)
+			s := newSkillsServer(t, nil, tt.opts)
 			caps := mustResult(t, s, "server/discover", "")["capabilities"].(map[string]any)
 			ext, _ := json.Marshal(caps["extensions"].(map[string]any)[SkillsExtension])
 			if string(ext) != tt.want {
@@ -82,7 +82,7 @@ func TestSkillsDiscover(t *testing.T) {
 }
 
 func TestSkillsList(t *testing.T) {
-	s := skillsServer(t, &ServerOptions{PageSize: 1, Cache: CacheOptions{TTL: time.Minute}}, nil)
+	s := newSkillsServer(t, &ServerOptions{PageSize: 1, Cache: CacheOptions{TTL: time.Minute}}, nil)
 	var uris []string
 	cursor := ""
 	for page := 0; ; page++ {
@@ -120,13 +120,13 @@ func TestSkillsList(t *testing.T) {
 	if diff := cmp.Diff([]string{"skill://acme/csv-report/SKILL.md", "skill://pdf-processing/SKILL.md"}, uris); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)
 	}
-	if e := mustError(t, s, "skills/list", `{"cursor":"nonsense"}`); e.Code != CodeInvalidParams {
+	if e := mustError(t, s, "skills/list", `{"cursor":"nonsense"}`); e.Code != int(CodeInvalidParams) {
 		t.Errorf("bad cursor: %d %s", e.Code, e.Message)
 	}
 }
 
 func TestSkillsGet(t *testing.T) {
-	s := skillsServer(t, nil, nil)
+	s := newSkillsServer(t, nil, nil)
 	res := mustResult(t, s, "skills/get", `{"uri":"skill://acme/csv-report/SKILL.md"}`)
 	skill := res["skill"].(map[string]any)
 	if skill["uri"] != "skill://acme/csv-report/SKILL.md" || res["nextCursor"] != nil || res["ttlMs"] == nil || res["cacheScope"] == nil {
@@ -143,14 +143,14 @@ func TestSkillsGet(t *testing.T) {
 		`{"uri":7}`,
 		`{}`,
 	} {
-		if e := mustError(t, s, "skills/get", params); e.Code != CodeInvalidParams {
+		if e := mustError(t, s, "skills/get", params); e.Code != int(CodeInvalidParams) {
 			t.Errorf("skills/get %s: %d %s, want -32602", params, e.Code, e.Message)
 		}
 	}
 }
 
 func TestSkillsResources(t *testing.T) {
-	s := skillsServer(t, nil, nil)
+	s := newSkillsServer(t, nil, nil)
 	list := mustResult(t, s, "resources/list", "")["resources"].([]any)
 	var got []map[string]any
 	for _, r := range list {
@@ -182,7 +182,7 @@ func TestSkillsResources(t *testing.T) {
 		t.Errorf("logo.png = %v", c)
 	}
 	for _, uri := range []string{"skill://pdf-processing/missing.md", "skill://pdf-processing", "skill://nope/SKILL.md"} {
-		if e := mustError(t, s, "resources/read", `{"uri":"`+uri+`"}`); e.Code != CodeInvalidParams {
+		if e := mustError(t, s, "resources/read", `{"uri":"`+uri+`"}`); e.Code != int(CodeInvalidParams) {
 			t.Errorf("resources/read %s: %d, want -32602", uri, e.Code)
 		}
 	}
@@ -200,7 +200,7 @@ func TestSkillsResources(t *testing.T) {
 }
 
 func TestSkillsDirectoryRead(t *testing.T) {
-	s := skillsServer(t, &ServerOptions{PageSize: 2}, &SkillsOptions{DirectoryRead: true})
+	s := newSkillsServer(t, &ServerOptions{PageSize: 2}, &SkillsOptions{DirectoryRead: true})
 	var got []string
 	cursor := ""
 	for {
@@ -228,14 +228,14 @@ func TestSkillsDirectoryRead(t *testing.T) {
 		t.Errorf("references/ = %v", sub)
 	}
 	for _, uri := range []string{"skill://pdf-processing/SKILL.md", "skill://acme", "skill://nope", "file:///etc"} {
-		if e := mustError(t, s, "resources/directory/read", `{"uri":"`+uri+`"}`); e.Code != CodeInvalidParams {
+		if e := mustError(t, s, "resources/directory/read", `{"uri":"`+uri+`"}`); e.Code != int(CodeInvalidParams) {
 			t.Errorf("%s: %d %s, want -32602", uri, e.Code, e.Message)
 		}
 	}
 
 	// Without DirectoryRead the method does not exist.
-	s = skillsServer(t, nil, nil)
-	if e := mustError(t, s, "resources/directory/read", `{"uri":"skill://pdf-processing"}`); e.Code != CodeMethodNotFound {
+	s = newSkillsServer(t, nil, nil)
+	if e := mustError(t, s, "resources/directory/read", `{"uri":"skill://pdf-processing"}`); e.Code != int(CodeMethodNotFound) {
 		t.Errorf("without DirectoryRead: %d, want -32601", e.Code)
 	}
 }
@@ -257,7 +257,7 @@ func TestAddSkillsRefusals(t *testing.T) {
 	if err := s.AddSkills(fsys, &SkillsOptions{Options: skills.Options{Strict: true}}); !errors.Is(err, skills.ErrNoFrontmatter) {
 		t.Fatalf("strict AddSkills error = %v", err)
 	}
-	if e := mustError(t, s, "skills/list", ""); e.Code != CodeMethodNotFound {
+	if e := mustError(t, s, "skills/list", ""); e.Code != int(CodeMethodNotFound) {
 		t.Errorf("strict: skills/list after a refused AddSkills: %d, want -32601", e.Code)
 	}
 	if err := s.AddSkills(fstest.MapFS{"x/SKILL.md": {Data: skillManifest("x", "d")}, "x/big": {Data: make([]byte, 100)}}, &SkillsOptions{Options: skills.Options{MaxBytes: 50}}); !errors.Is(err, skills.ErrTooLarge) {
@@ -266,9 +266,9 @@ func TestAddSkillsRefusals(t *testing.T) {
 }
 
 func TestSkillsLegacy(t *testing.T) {
-	s := skillsServer(t, nil, &SkillsOptions{DirectoryRead: true})
+	s := newSkillsServer(t, nil, &SkillsOptions{DirectoryRead: true})
 	c := newLegacyHTTP(t, s)
-	rpc := func(body string) map[string]any {
+	rpcOn := func(c *legacyClient, body string) map[string]any {
 		t.Helper()
 		resp := c.post(body)
 		defer resp.Body.Close()
@@ -286,17 +286,22 @@ func TestSkillsLegacy(t *testing.T) {
 		}
 		return m
 	}
-	init := rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	rpc := func(body string) map[string]any { t.Helper(); return rpcOn(c, body) }
+	init := rpcOn(&legacyClient{t: t, url: c.url}, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	caps := init["result"].(map[string]any)["capabilities"].(map[string]any)
 	if caps["resources"] == nil || caps["extensions"].(map[string]any)[SkillsExtension] == nil {
 		t.Errorf("legacy capabilities = %v", caps)
 	}
-	list := rpc(`{"jsonrpc":"2.0","id":2,"method":"skills/list","params":{}}`)["result"].(map[string]any)
+	lr := rpc(`{"jsonrpc":"2.0","id":2,"method":"skills/list","params":{}}`)
+	list, ok := lr["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("legacy skills/list = %v", lr)
+	}
 	if len(list["skills"].([]any)) != 2 || list["ttlMs"] != nil {
 		t.Errorf("legacy skills/list = %v", list)
 	}
 	get := rpc(`{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":"nope"}}`)
-	if e, _ := get["error"].(map[string]any); e == nil || e["code"] != float64(CodeInvalidParams) {
+	if e, _ := get["error"].(map[string]any); e == nil || e["code"] != float64(int(CodeInvalidParams)) {
 		t.Errorf("legacy skills/get unknown = %v", get)
 	}
 	dir := rpc(`{"jsonrpc":"2.0","id":4,"method":"resources/directory/read","params":{"uri":"skill://pdf-processing/references"}}`)["result"].(map[string]any)
@@ -337,7 +342,7 @@ func TestSkillsWatch(t *testing.T) {
 	for _, srv := range []*Server{a, b} {
 		ts := httptest.NewServer(srv)
 		t.Cleanup(ts.Close)
-		st := openListen(t, ts.URL, `{"resourcesListChanged":true}`)
+		st := openSkillsListener(t, ts.URL, `{"resourcesListChanged":true}`)
 		write("two/SKILL.md", skillManifest("two", "Second "+ts.URL))
 		if m := st.nextMethod(t); m != "notifications/resources/list_changed" {
 			t.Fatalf("got %s, want notifications/resources/list_changed", m)
@@ -357,12 +362,12 @@ func TestSkillsWatch(t *testing.T) {
 	}
 }
 
-// listenStream is an open subscriptions/listen stream.
-type listenStream struct {
+// skillsListener is an open subscriptions/listen stream.
+type skillsListener struct {
 	methods chan string
 }
 
-func openListen(t *testing.T, url, filter string) *listenStream {
+func openSkillsListener(t *testing.T, url, filter string) *skillsListener {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{` + testMetaFields + `},"notifications":` + filter + `}}`
 	ctx, cancel := context.WithCancel(context.Background())
@@ -380,7 +385,7 @@ func openListen(t *testing.T, url, filter string) *listenStream {
 		cancel()
 		t.Fatalf("listen: status %d", resp.StatusCode)
 	}
-	st := &listenStream{methods: make(chan string, 100)}
+	st := &skillsListener{methods: make(chan string, 100)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -421,7 +426,7 @@ func openListen(t *testing.T, url, filter string) *listenStream {
 	return st
 }
 
-func (st *listenStream) nextMethod(t *testing.T) string {
+func (st *skillsListener) nextMethod(t *testing.T) string {
 	t.Helper()
 	select {
 	case m := <-st.methods:
