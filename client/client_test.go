@@ -28,7 +28,7 @@ func testServer(t *testing.T) *mcp.Server {
 	if t != nil {
 		t.Helper()
 	}
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "test", Version: "1.2.3", Instructions: "be nice", StateKeys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}})
+	s := mcp.NewServer(&mcp.ServerOptions{Name: "test", Version: "1.2.3", Instructions: "be nice", State: mcp.StateOptions{Keys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}}})
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds."}, func(ctx context.Context, req *mcp.ToolRequest, in addIn) (addOut, error) {
 		req.Progress(1, 2, "half")
 		return addOut{Sum: in.A + in.B}, nil

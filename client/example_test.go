@@ -75,7 +75,7 @@ func ExampleOptions_elicit() {
 			return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
 		},
 	}
-	s := mcp.NewServer(&mcp.ServerOptions{StateKeys: [][]byte{[]byte("an example key of 32 bytes......")}})
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes......")}}})
 	type Who struct {
 		Name string `json:"name"`
 	}

@@ -477,7 +477,9 @@ func isLoopbackAddr(a net.Addr) bool {
 // timeout (SSE responses are
 // long-lived; handlers are cancelled when the client goes away). A server
 // with AuthOptions also serves its Protected Resource Metadata at the
-// well-known paths (see ProtectedResourceMetadata).
+// well-known paths (see ProtectedResourceMetadata). Every server also
+// answers health probes: GET /healthz (LivenessHandler) and GET /readyz
+// (ReadinessHandler).
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	if path == "" {
 		path = "/mcp"
@@ -485,6 +487,7 @@ func (s *Server) NewHTTPServer(addr, path string) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle(path, s)
 	s.mountAuth(mux)
+	s.mountHealth(mux)
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           mux,

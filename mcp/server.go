@@ -148,6 +148,8 @@ type Server struct {
 	auth       authState
 	icpt       []Interceptor // nil when none
 
+	shuttingDown atomic.Bool // Shutdown was called (Ready)
+
 	mu    sync.Mutex // guards reg, rebuilding snap, and pending
 	reg   registry
 	snap  atomic.Pointer[snapshot]
@@ -370,12 +372,16 @@ func (s *Server) putBuf(b *[]byte) {
 //     with -32603 (HTTP 503), so that a load balancer retries them on
 //     another replica. Other requests are not affected.
 //
+// From the first call on, Ready reports ErrShuttingDown, so that /readyz
+// takes the replica out of a load balancer's rotation.
+//
 // Shutdown waits until the listen and task handlers have returned or ctx
 // is done, whichever comes first, and returns ctx's error in the latter
 // case. Call it before http.Server.Shutdown, which waits for active
 // handlers and would otherwise wait for the listen streams until its own
 // deadline. It is safe to call more than once and concurrently.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.shuttingDown.Store(true)
 	s.stopSkillsWatch()
 	errc := make(chan error, 1)
 	go func() { errc <- s.tasks.shutdown(ctx) }()

@@ -97,9 +97,12 @@ func compatible(k publicKey, alg string) bool {
 
 // keySource fetches a JWK Set and keeps it fresh: the set in use is
 // refetched in the background once it is older than refresh, and a token
-// naming an unknown key triggers a synchronous refetch at most once per
-// minRefresh, so that rotated keys are picked up quickly while made-up key
-// ids cannot make the server hammer the authorization server. It is safe
+// naming an unknown key triggers a refetch at most once per minRefresh, so
+// that rotated keys are picked up quickly while made-up key ids cannot make
+// the server hammer the authorization server. At most one fetch is in
+// flight at a time and every caller that needs it waits for that one, each
+// for no longer than its own context allows; after a failed fetch, callers
+// fail at once until retryUnavailable has passed since it ended. It is safe
 // for concurrent use.
 type keySource struct {
 	client     *http.Client
@@ -110,10 +113,18 @@ type keySource struct {
 	set        atomic.Pointer[keySet]
 	background atomic.Bool
 
-	mu          sync.Mutex // serializes fetches; guards the fields below
-	url         string
-	lastAttempt time.Time
-	lastErr     error // of the last attempt, while there is no set
+	mu       sync.Mutex // guards the fields below
+	url      string     // written only by the fetch in flight
+	inflight *flight    // the fetch in progress, or nil
+	lastDone time.Time  // when the last fetch ended
+	lastErr  error      // of the last fetch, while there is no newer success
+}
+
+// flight is one fetch of the key set, shared by everyone waiting for it.
+type flight struct {
+	done chan struct{} // closed when ks and err are set
+	ks   *keySet
+	err  error
 }
 
 // retryUnavailable is how soon a key set that could not be fetched at all
@@ -150,43 +161,75 @@ func (s *keySource) key(ctx context.Context, kid, alg string) (any, error) {
 }
 
 // fetch refetches the key set unless another caller already replaced seen,
-// or the last attempt was too recent: minRefresh after a
-// success, retryUnavailable after a failure. It returns the current set, or
-// an error wrapping errKeysUnavailable when the last attempt to fetch
-// failed, so that a token signed with a key the server could not load is
-// not called invalid.
+// or the last fetch ended too recently: minRefresh after a success,
+// retryUnavailable after a failure. It joins the fetch in flight if there
+// is one. It returns the current set, or an error wrapping
+// errKeysUnavailable when the fetch failed or ctx ended first, so that a
+// token signed with a key the server could not load is not called invalid.
 func (s *keySource) fetch(ctx context.Context, seen *keySet) (*keySet, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	cur := s.set.Load()
-	if cur != nil && cur != seen {
+	switch {
+	case cur != nil && cur != seen:
+		s.mu.Unlock()
 		return cur, nil // someone else fetched meanwhile
-	}
-	if s.lastErr != nil && time.Since(s.lastAttempt) < retryUnavailable {
-		return nil, s.lastErr
-	}
-	if cur != nil && s.lastErr == nil && time.Since(s.lastAttempt) < s.minRefresh {
+	case s.inflight != nil:
+	case s.lastErr != nil && time.Since(s.lastDone) < retryUnavailable:
+		err := s.lastErr
+		s.mu.Unlock()
+		return nil, err
+	case cur != nil && s.lastErr == nil && time.Since(s.lastDone) < s.minRefresh:
+		s.mu.Unlock()
 		return cur, nil
+	default:
+		s.startLocked()
 	}
-	s.lastAttempt = time.Now()
-	ks, err := s.download(ctx)
-	if err != nil {
-		s.lastErr = fmt.Errorf("%w: %w", errKeysUnavailable, err)
-		return nil, s.lastErr
+	f := s.inflight
+	s.mu.Unlock()
+	return f.wait(ctx)
+}
+
+// startLocked starts a fetch; s.mu is held and no fetch is in flight. The
+// fetch serves every waiter, so it runs detached from any one request,
+// bounded by fetchTimeout.
+func (s *keySource) startLocked() {
+	f := &flight{done: make(chan struct{})}
+	s.inflight = f
+	go func() {
+		ks, err := s.download(context.Background())
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.lastDone = time.Now()
+		if err != nil {
+			s.lastErr = fmt.Errorf("%w: %w", errKeysUnavailable, err)
+			f.err = s.lastErr
+		} else {
+			s.lastErr = nil
+			s.set.Store(ks)
+			f.ks = ks
+		}
+		s.inflight = nil
+		close(f.done)
+	}()
+}
+
+// wait waits for the fetch or for ctx to end.
+func (f *flight) wait(ctx context.Context) (*keySet, error) {
+	select {
+	case <-f.done:
+		return f.ks, f.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: still fetching the key set: %w", errKeysUnavailable, context.Cause(ctx))
 	}
-	s.lastErr = nil
-	s.set.Store(ks)
-	return ks, nil
 }
 
 // fetchTimeout bounds one fetch of metadata and key set.
 const fetchTimeout = 30 * time.Second
 
-// download fetches and decodes the key set. Callers hold s.mu. The fetch
-// serves every waiting request, so it is not cancelled when the request
-// that started it goes away.
+// download fetches and decodes the key set. Only the fetch in flight calls
+// it, so it may set s.url.
 func (s *keySource) download(ctx context.Context) (*keySet, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fetchTimeout)
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
 	if s.url == "" {
 		u, err := discoverJWKSURI(ctx, s.client, s.issuer)

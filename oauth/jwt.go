@@ -193,16 +193,16 @@ func positive(d, def time.Duration) time.Duration {
 // Servers may call it at startup to find configuration problems early;
 // verification works without it.
 func (v *JWTVerifier) Refresh(ctx context.Context) error {
-	v.keys.mu.Lock()
-	defer v.keys.mu.Unlock()
-	v.keys.lastAttempt = time.Now()
-	ks, err := v.keys.download(ctx)
-	if err != nil {
-		v.keys.lastErr = fmt.Errorf("%w: %w", errKeysUnavailable, err)
+	k := v.keys
+	k.mu.Lock()
+	if k.inflight == nil {
+		k.startLocked()
+	}
+	f := k.inflight
+	k.mu.Unlock()
+	if _, err := f.wait(ctx); err != nil {
 		return fmt.Errorf("oauth: %w", err)
 	}
-	v.keys.lastErr = nil
-	v.keys.set.Store(ks)
 	return nil
 }
 

@@ -263,7 +263,7 @@ func TestJWKSRotation(t *testing.T) {
 		t.Fatalf("%d fetches, want 1: an unknown kid must not refetch within MinRefreshInterval", n)
 	}
 	v.keys.mu.Lock()
-	v.keys.lastAttempt = time.Now().Add(-2 * time.Hour) // an hour has passed
+	v.keys.lastDone = time.Now().Add(-2 * time.Hour) // an hour has passed
 	v.keys.mu.Unlock()
 	p, err := v.VerifyToken(ctx, rotated)
 	if err != nil {
@@ -330,7 +330,7 @@ func TestJWKSUnavailable(t *testing.T) {
 	}
 	is.fail.Store(false)
 	v.keys.mu.Lock()
-	v.keys.lastAttempt = time.Time{} // the retry delay has passed
+	v.keys.lastDone = time.Time{} // the retry delay has passed
 	v.keys.mu.Unlock()
 	if a := call(t, url, "whoami", token); a.status != 200 {
 		t.Errorf("after recovery: %d %s", a.status, a.body)
