@@ -7,9 +7,10 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// skillData holds the demo's Agent Skills: pdf-processing, which has a
-// references/ and a scripts/ subdirectory, and mcpkit/serving-skills, a
-// nested skill path.
+// skillData holds the demo's Agent Skills: pdf-processing, with a
+// references/ and a scripts/ subdirectory, and mcpkit/serving-skills, at a
+// nested skill path, with a references/ subdirectory. The conformance
+// scenarios exercise the first skill listed, so each has a subdirectory.
 //
 //go:embed skilldata
 var skillData embed.FS
