@@ -199,6 +199,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.install(sess.Conn()) // the HTTP+SSE fallback
 	}
 	c.sess = sess
+	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
+		hc.OpenStandaloneStream(o.ConnectTimeout)
+	}
 	if o.Era == EraModern && sess.Era() != iclient.EraModern {
 		sess.Close()
 		return nil, errors.New("client: the server is a legacy one and Era pins the modern era")
@@ -336,7 +339,7 @@ func (e *ToolError) Error() string {
 // rpcError converts a JSON-RPC error to an *mcp.Error; Data keeps the raw
 // data.
 func rpcError(e *jsonrpc.Error) *mcp.Error {
-	me := &mcp.Error{Code: mcp.Code(e.Code), Message: e.Message}
+	me := &mcp.Error{Code: e.Code, Message: e.Message}
 	if len(e.Data) > 0 {
 		me.Data = json.RawMessage(append([]byte(nil), e.Data...))
 	}

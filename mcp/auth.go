@@ -133,7 +133,7 @@ func (e *scopeError) Is(target error) bool { return target == ErrInsufficientSco
 func InsufficientScope(scopes ...string) *Error {
 	scopes = slices.Clone(scopes)
 	return &Error{
-		Code:    CodeInvalidRequest,
+		Code:    jsonrpc.CodeInvalidRequest,
 		Message: "Forbidden: insufficient scope; this operation requires scope " + strings.Join(scopes, " "),
 		Data:    map[string]string{"error": "insufficient_scope", "scope": strings.Join(scopes, " ")},
 		Err:     &scopeError{scopes: scopes},
@@ -323,7 +323,7 @@ func (s *Server) ProtectedResourceMetadata() http.Handler {
 	return http.HandlerFunc(s.serveMetadata)
 }
 
-var errNoMetadata = &Error{Code: CodeInvalidRequest, Message: "Not Found: this server is not a protected resource", status: http.StatusNotFound}
+var errNoMetadata = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Not Found: this server is not a protected resource", status: http.StatusNotFound}
 
 func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
@@ -337,7 +337,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		h.Set("Allow", "GET, HEAD, OPTIONS")
-		writeHTTPError(w, jsonrpc.ID{}, &Error{Code: CodeInvalidRequest, Message: "Method Not Allowed: the metadata accepts GET only", status: http.StatusMethodNotAllowed})
+		writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Method Not Allowed: the metadata accepts GET only", status: http.StatusMethodNotAllowed})
 		return
 	}
 	if s.auth.opts == nil {
@@ -392,7 +392,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 	switch {
 	case err == nil && p == nil:
 		s.log.Error("mcp: TokenVerifier returned neither a principal nor an error")
-		writeHTTPError(w, msg.ID, &Error{Code: CodeInternalError, Message: "Internal error"})
+		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"})
 		return nil, false
 	case errors.Is(err, ErrInsufficientScope):
 		s.log.Debug("mcp: access token lacks scope", "method", msg.Method, "err", scrub(err, token))
@@ -411,7 +411,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 		return nil, false // the client went away while its token was checked
 	case err != nil:
 		s.log.Warn("mcp: access token could not be verified", "method", msg.Method, "err", scrub(err, token))
-		writeHTTPError(w, msg.ID, &Error{Code: CodeInternalError, Message: "Service Unavailable: the access token could not be verified; try again later", status: http.StatusServiceUnavailable})
+		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInternalError, Message: "Service Unavailable: the access token could not be verified; try again later", status: http.StatusServiceUnavailable})
 		return nil, false
 	}
 	pp := *p
@@ -455,7 +455,7 @@ func bearerToken(h []string) (token string, malformed bool) {
 // challenge and a JSON-RPC error body.
 func (s *Server) denyAuth(w http.ResponseWriter, id jsonrpc.ID, status int, oauthErr, msg string) {
 	c := "Bearer " + s.auth.challenge
-	e := &Error{Code: CodeInvalidRequest, Message: msg, status: status}
+	e := &Error{Code: jsonrpc.CodeInvalidRequest, Message: msg, status: status}
 	if oauthErr != "" {
 		c = `Bearer error="` + oauthErr + `", ` + s.auth.challenge
 		e.Data = map[string]string{"error": oauthErr}

@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/mcp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // The tokens testVerifier knows. Any other token is invalid, and the
@@ -560,7 +562,7 @@ func TestInsufficientScopeError(t *testing.T) {
 		t.Error("errors.Is(err, ErrInsufficientScope) = false")
 	}
 	var e *mcp.Error
-	if !errors.As(err, &e) || e.HTTPStatus() != 403 || e.Code != mcp.CodeInvalidRequest {
+	if !errors.As(err, &e) || e.HTTPStatus() != 403 || e.Code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("got %#v", e)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // maxCompletions is the most values one completion/complete result holds.
@@ -173,7 +175,7 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 		r, err := h(ctx, req)
 		if err != nil {
 			if _, ok := asError(err); !ok && ctx.Err() != nil {
-				return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+				return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 			}
 			return nil, fmt.Errorf("completing %s: %w", argName, err)
 		}

@@ -8,34 +8,40 @@ import (
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// Code is a JSON-RPC error code.
-type Code int
-
-// The error codes mcpkit sends. The first five are JSON-RPC's own; the rest
-// are defined by MCP revision 2026-07-28.
+// The error codes MCP defines on top of JSON-RPC's own, which are declared
+// once, in package jsonrpc (jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest,
+// jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams and jsonrpc.CodeInternalError).
 const (
-	CodeParseError     Code = jsonrpc.CodeParseError
-	CodeInvalidRequest Code = jsonrpc.CodeInvalidRequest
-	CodeMethodNotFound Code = jsonrpc.CodeMethodNotFound
-	CodeInvalidParams  Code = jsonrpc.CodeInvalidParams
-	CodeInternalError  Code = jsonrpc.CodeInternalError
-
 	// CodeHeaderMismatch: HTTP headers disagree with the body, or a required
 	// header is missing or malformed.
-	CodeHeaderMismatch Code = -32020
+	CodeHeaderMismatch = -32020
 	// CodeMissingCapability: the request needs a client capability the
-	// client did not declare in this request's _meta.
-	CodeMissingCapability Code = -32021
+	// client did not declare in this request's _meta (see
+	// MissingCapability).
+	CodeMissingCapability = -32021
 	// CodeUnsupportedVersion: the request's protocol version is not served.
-	CodeUnsupportedVersion Code = -32022
+	CodeUnsupportedVersion = -32022
+	// CodeResourceNotFound is the legacy (2025-11-25) code for a resource
+	// that does not exist. Revision 2026-07-28 uses
+	// jsonrpc.CodeInvalidParams instead; ResourceNotFound makes the modern
+	// error, and a legacy session gets this code in its place.
+	CodeResourceNotFound = -32002
 )
 
 // Error is a protocol error: it becomes a JSON-RPC error response with its
 // Code, Message and Data. Handlers return one (directly or wrapped) to fail a
 // request at the protocol level; any other error from a tool handler becomes
-// an isError tool result instead. Match it with errors.As.
+// an isError tool result instead, and from other handlers an internal error
+// (-32603). A *jsonrpc.Error that a handler returns (directly or wrapped)
+// counts as an Error with the same code, message and data: it is the one
+// coded error, whichever package made it. Match it with errors.As.
+//
+// The constructors InvalidParams, ResourceNotFound, InsufficientScope and
+// MissingCapability make the errors handlers return most.
 type Error struct {
-	Code    Code
+	// Code is the JSON-RPC error code: one of jsonrpc's, one of this
+	// package's Code constants, or an application-defined one.
+	Code    int
 	Message string
 	// Data is encoded as the error's data member when non-nil.
 	Data any
@@ -66,12 +72,12 @@ func (e *Error) HTTPStatus() int {
 		return e.status
 	}
 	switch e.Code {
-	case CodeMethodNotFound:
+	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
-	case CodeParseError, CodeInvalidRequest, CodeInvalidParams,
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeInvalidParams,
 		CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
 		return http.StatusBadRequest
-	case CodeInternalError:
+	case jsonrpc.CodeInternalError:
 		return http.StatusInternalServerError
 	}
 	// Application-defined codes are still JSON-RPC errors of a request
@@ -81,7 +87,7 @@ func (e *Error) HTTPStatus() int {
 
 // wire returns the JSON-RPC error object.
 func (e *Error) wire() *jsonrpc.Error {
-	w := &jsonrpc.Error{Code: int(e.Code), Message: e.Message}
+	w := &jsonrpc.Error{Code: e.Code, Message: e.Message}
 	if e.Data != nil {
 		if raw, ok := e.Data.(json.RawMessage); ok {
 			w.Data = raw
@@ -92,37 +98,61 @@ func (e *Error) wire() *jsonrpc.Error {
 	return w
 }
 
-// asError returns err as a protocol *Error if it is (or wraps) one.
+// asError returns err as a protocol *Error if it is (or wraps) one, or a
+// *jsonrpc.Error.
 func asError(err error) (*Error, bool) {
 	var e *Error
 	if errors.As(err, &e) {
 		return e, true
 	}
+	var w *jsonrpc.Error
+	if errors.As(err, &w) {
+		e := fromWire(w)
+		e.Err = err
+		return e, true
+	}
 	return nil, false
 }
 
-// fromWire converts a decoding error from the jsonrpc package.
+// fromWire converts a *jsonrpc.Error (a decoding error, or one a handler
+// returned) to an Error with the same code, message and data.
 func fromWire(e *jsonrpc.Error) *Error {
-	return &Error{Code: Code(e.Code), Message: e.Message}
+	out := &Error{Code: e.Code, Message: e.Message}
+	if len(e.Data) > 0 {
+		out.Data = e.Data
+	}
+	return out
 }
 
 // Errors of the transport layer, with their HTTP statuses.
 var (
-	errBodyTooLarge     = &Error{Code: CodeInvalidRequest, Message: "Request body too large", status: http.StatusRequestEntityTooLarge}
-	errHeaderTooLarge   = &Error{Code: CodeInvalidRequest, Message: "Request header fields too large", status: http.StatusRequestHeaderFieldsTooLarge}
-	errMediaType        = &Error{Code: CodeInvalidRequest, Message: "Unsupported Media Type: Content-Type must be application/json", status: http.StatusUnsupportedMediaType}
-	errMethodNotAllowed = &Error{Code: CodeInvalidRequest, Message: "Method Not Allowed: the MCP endpoint accepts POST only", status: http.StatusMethodNotAllowed}
-	errForbiddenOrigin  = &Error{Code: CodeInvalidRequest, Message: "Forbidden: Origin not allowed", status: http.StatusForbidden}
-	errForbiddenHost    = &Error{Code: CodeInvalidRequest, Message: "Forbidden: Host not allowed", status: http.StatusForbidden}
-	errResponseNotExp   = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: the server sent no request this could answer"}
+	errBodyTooLarge     = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Request body too large", status: http.StatusRequestEntityTooLarge}
+	errHeaderTooLarge   = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Request header fields too large", status: http.StatusRequestHeaderFieldsTooLarge}
+	errMediaType        = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Unsupported Media Type: Content-Type must be application/json", status: http.StatusUnsupportedMediaType}
+	errMethodNotAllowed = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Method Not Allowed: the MCP endpoint accepts POST only", status: http.StatusMethodNotAllowed}
+	errForbiddenOrigin  = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Forbidden: Origin not allowed", status: http.StatusForbidden}
+	errForbiddenHost    = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Forbidden: Host not allowed", status: http.StatusForbidden}
+	errResponseNotExp   = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the server sent no request this could answer"}
 )
 
-// InvalidParams returns a protocol error with CodeInvalidParams.
-func InvalidParams(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }
+// InvalidParams returns the protocol error jsonrpc.CodeInvalidParams with
+// message msg.
+func InvalidParams(msg string) *Error { return &Error{Code: jsonrpc.CodeInvalidParams, Message: msg} }
 
-// MissingCapabilityError returns the MissingRequiredClientCapability error
-// (-32021) for the given missing client capabilities.
-func MissingCapabilityError(required ClientCapabilities) *Error {
+// ResourceNotFound returns the error for a resource that does not exist:
+// Invalid Params (-32602) with data {"uri": uri}, as revision 2026-07-28
+// requires.
+func ResourceNotFound(uri string) *Error {
+	data, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	return &Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + uri, Data: json.RawMessage(data)}
+}
+
+// MissingCapability returns the MissingRequiredClientCapability error
+// (CodeMissingCapability, -32021) for the given missing client
+// capabilities, which data.requiredCapabilities names.
+func MissingCapability(required ClientCapabilities) *Error {
 	return &Error{
 		Code:    CodeMissingCapability,
 		Message: "Missing required client capability",

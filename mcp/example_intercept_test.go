@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // limiter allows a number of tool calls per caller and window.
@@ -36,7 +38,7 @@ func (l *limiter) intercept(ctx context.Context, c *mcp.Call, next mcp.CallHandl
 	l.mu.Unlock()
 	if over {
 		return mcp.Outcome{Err: &mcp.Error{
-			Code:    mcp.CodeInvalidRequest,
+			Code:    jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("Rate limit: at most %d tool calls per %s", l.max, l.window),
 		}}
 	}

@@ -458,12 +458,12 @@ func ExampleInvalidParams() {
 	// {"error":{"code":-32602,"message":"Invalid params: strict is closed today"},"id":1}
 }
 
-func ExampleMissingCapabilityError() {
+func ExampleMissingCapability() {
 	s := mcp.NewServer(nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Needs elicitation."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			if req.Info.ClientCapabilities.Elicitation == nil {
-				return "", mcp.MissingCapabilityError(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+				return "", mcp.MissingCapability(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 			}
 			return "ok", nil
 		})
@@ -475,8 +475,8 @@ func ExampleMissingCapabilityError() {
 func ExampleError_HTTPStatus() {
 	for _, e := range []*mcp.Error{
 		mcp.InvalidParams("bad"),
-		{Code: mcp.CodeMethodNotFound, Message: "no"},
-		{Code: mcp.CodeInternalError, Message: "oops"},
+		{Code: jsonrpc.CodeMethodNotFound, Message: "no"},
+		{Code: jsonrpc.CodeInternalError, Message: "oops"},
 		{Code: -32001, Message: "application-defined"},
 	} {
 		fmt.Println(e.Code, e.HTTPStatus())

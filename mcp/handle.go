@@ -97,7 +97,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	msg := in.Message
 	if msg.Method == "initialize" {
 		// A modern request (or a transport without legacy sessions).
-		e := &Error{Code: CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
+		e := &Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: initialize; " + s.initializeHint()}
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
 	var picked httpHeaders
@@ -171,7 +171,7 @@ func (s *Server) answerError(x *exchange, n Notifier, err error, dst []byte) ([]
 	e, ok := asError(err)
 	if !ok {
 		s.log.Error("mcp: internal error", "method", x.method, "err", err)
-		e = &Error{Code: CodeInternalError, Message: "Internal error"}
+		e = &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
 	s.challengeFor(n, e)
 	return jsonrpc.AppendError(dst, x.id, e.wire()), e.HTTPStatus()
@@ -202,7 +202,7 @@ func (x *exchange) run(ctx context.Context, h methodHandler, dst []byte) (out []
 	defer func() {
 		if p := recover(); p != nil {
 			x.s.log.Error("mcp: handler panicked", "method", x.method, "panic", p, "stack", string(debug.Stack()))
-			out, err = nil, &Error{Code: CodeInternalError, Message: "Internal error"}
+			out, err = nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		}
 	}()
 	return h(ctx, x, dst)
@@ -234,7 +234,7 @@ func init() {
 }
 
 func methodNotFound(method string) *Error {
-	return &Error{Code: CodeMethodNotFound, Message: "Method not found: " + method}
+	return &Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + method}
 }
 
 // exchange is the server side of one request while it is handled.
@@ -348,7 +348,7 @@ func decodeParams(params []byte, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + err.Error(), Err: err}
+		return &Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error(), Err: err}
 	}
 	return nil
 }

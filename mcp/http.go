@@ -55,7 +55,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, errTooLarge) {
 			writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
 		} else {
-			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: CodeInvalidRequest, Message: "reading the request body failed"})
+			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "reading the request body failed"})
 		}
 		return
 	}
@@ -276,7 +276,7 @@ func (h *httpSink) finish(resp []byte, status int) {
 	if len(resp) == 0 {
 		// Not reached: only a listen stream, which is SSE by then, ends
 		// without a response.
-		writeHTTPError(h.w, jsonrpc.ID{}, &Error{Code: CodeInternalError, Message: "Internal error"})
+		writeHTTPError(h.w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"})
 		return
 	}
 	writeJSON(h.w, resp, status)

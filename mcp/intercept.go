@@ -158,7 +158,7 @@ func (s *Server) intercept(ctx context.Context, c *Call, serve CallHandler) (o O
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("mcp: interceptor panicked", "method", c.Method, "panic", p, "stack", string(debug.Stack()))
-			e := &Error{Code: CodeInternalError, Message: "Internal error"}
+			e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 			o = Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
 		}
 	}()
@@ -227,7 +227,7 @@ func (s *Server) runIntercepted(ctx context.Context, x *exchange, h methodHandle
 		}
 	case !ran:
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
-		e := &Error{Code: CodeInternalError, Message: "Internal error"}
+		e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
 		if x.info.Era == EraLegacy {
 			status = http.StatusOK
@@ -240,7 +240,7 @@ func (s *Server) runIntercepted(ctx context.Context, x *exchange, h methodHandle
 func answeredError(x *exchange, err error) *Error {
 	e, ok := asError(err)
 	if !ok {
-		return &Error{Code: CodeInternalError, Message: "Internal error"}
+		return &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
 	if x.info.Era == EraLegacy {
 		return legacyError(x.method, e)
@@ -270,7 +270,7 @@ func resultOutcome(resp []byte, era Era) Outcome {
 func errorOutcome(err error) Outcome {
 	e, ok := asError(err)
 	if !ok {
-		e = &Error{Code: CodeInternalError, Message: "Internal error"}
+		e = &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
 	return Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
 }
@@ -278,10 +278,10 @@ func errorOutcome(err error) Outcome {
 // rawOutcome reads the outcome of a complete response, result or error.
 func rawOutcome(resp []byte, era Era) Outcome {
 	if ev, ok := jsonscan.Lookup(resp, "error"); ok {
-		e := &Error{Code: CodeInternalError}
+		e := &Error{Code: jsonrpc.CodeInternalError}
 		if v, ok := jsonscan.Lookup(ev, "code"); ok {
 			if n, err := strconv.Atoi(string(v)); err == nil {
-				e.Code = Code(n)
+				e.Code = n
 			}
 		}
 		if v, ok := jsonscan.Lookup(ev, "message"); ok {

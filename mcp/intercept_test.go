@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // seen is what a recording interceptor saw of one call.
@@ -29,7 +31,7 @@ type seen struct {
 	Meta             string // RequestInfo.Meta.String("traceparent")
 	ResultType       string
 	ToolError        bool
-	Code             Code
+	Code             int
 	Status           int
 }
 
@@ -95,7 +97,7 @@ func TestInterceptorsSeeCallsAndOutcomes(t *testing.T) {
 		{Method: "server/discover", ID: "7", ResultType: "complete", Status: 200},
 		{Method: "tools/call", Name: "echo", ID: "7", Meta: testTraceparent, ResultType: "complete", Status: 200},
 		{Method: "tools/call", Name: "fail", ID: "7", ResultType: "complete", ToolError: true, Status: 200},
-		{Method: "tools/call", Name: "nope", ID: "7", Code: CodeInvalidParams, Status: 400},
+		{Method: "tools/call", Name: "nope", ID: "7", Code: jsonrpc.CodeInvalidParams, Status: 400},
 		{Method: "tools/list", ID: "7", ResultType: "complete", Status: 200},
 	}
 	if diff := cmp.Diff(want, rec.all()); diff != "" {
@@ -142,11 +144,11 @@ func TestInterceptorAnswersAndReplaces(t *testing.T) {
 	ran := false
 	refuse := func(ctx context.Context, c *Call, next CallHandler) Outcome {
 		if c.Name == "echo" {
-			return Outcome{Err: &Error{Code: CodeInvalidRequest, Message: "Too many calls", Data: map[string]int{"retryAfterMs": 1000}}}
+			return Outcome{Err: &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Too many calls", Data: map[string]int{"retryAfterMs": 1000}}}
 		}
 		o := next(ctx, c)
 		if o.Err != nil {
-			return Outcome{Err: &Error{Code: CodeInternalError, Message: "replaced: " + o.Err.Message}}
+			return Outcome{Err: &Error{Code: jsonrpc.CodeInternalError, Message: "replaced: " + o.Err.Message}}
 		}
 		return o
 	}
@@ -159,12 +161,12 @@ func TestInterceptorAnswersAndReplaces(t *testing.T) {
 	if ran {
 		t.Error("the handler ran although the interceptor answered")
 	}
-	want := &rpcError{Code: int(CodeInvalidRequest), Message: "Too many calls", Data: json.RawMessage(`{"retryAfterMs":1000}`)}
+	want := &rpcError{Code: int(jsonrpc.CodeInvalidRequest), Message: "Too many calls", Data: json.RawMessage(`{"retryAfterMs":1000}`)}
 	if diff := cmp.Diff(want, r.Error); diff != "" || r.Status != 400 {
 		t.Errorf("status %d, error (-want +got):\n%s", r.Status, diff)
 	}
 	r = call(t, s, "tools/call", `{"name":"other","arguments":{}}`)
-	if r.Error == nil || r.Error.Code != int(CodeInternalError) || !strings.HasPrefix(r.Error.Message, "replaced: Unknown tool") {
+	if r.Error == nil || r.Error.Code != int(jsonrpc.CodeInternalError) || !strings.HasPrefix(r.Error.Message, "replaced: Unknown tool") {
 		t.Errorf("replaced error: %+v", r.Error)
 	}
 }
@@ -182,7 +184,7 @@ func TestInterceptorPanicIsInternalError(t *testing.T) {
 		})
 		for range 2 { // the server survives
 			r := call(t, s, "tools/call", `{"name":"echo","arguments":{}}`)
-			if r.Error == nil || r.Error.Code != int(CodeInternalError) || r.Error.Message != "Internal error" || r.Status != 500 {
+			if r.Error == nil || r.Error.Code != int(jsonrpc.CodeInternalError) || r.Error.Message != "Internal error" || r.Status != 500 {
 				t.Errorf("after=%v: status %d, error %+v", after, r.Status, r.Error)
 			}
 		}
@@ -194,7 +196,7 @@ func TestInterceptorWithoutOutcome(t *testing.T) {
 		return Outcome{} // neither next nor an error
 	}}})
 	r := call(t, s, "server/discover", "")
-	if r.Error == nil || r.Error.Code != int(CodeInternalError) {
+	if r.Error == nil || r.Error.Code != int(jsonrpc.CodeInternalError) {
 		t.Errorf("error %+v", r.Error)
 	}
 }
@@ -298,7 +300,7 @@ func TestInterceptorsOnTransports(t *testing.T) {
 		want := []seen{
 			{Method: "initialize", ID: "1", Transport: TransportStdio, Era: EraLegacy, Session: true, ResultType: "complete", Status: 200},
 			{Method: "tools/call", Name: "echo", ID: "2", Transport: TransportStdio, Era: EraLegacy, Session: true, Meta: testTraceparent, ResultType: "complete", Status: 200},
-			{Method: "tools/call", Name: "nope", ID: "3", Transport: TransportStdio, Era: EraLegacy, Session: true, Code: CodeInvalidParams, Status: 200},
+			{Method: "tools/call", Name: "nope", ID: "3", Transport: TransportStdio, Era: EraLegacy, Session: true, Code: jsonrpc.CodeInvalidParams, Status: 200},
 		}
 		got := rec.all() // calls after initialize run concurrently
 		slices.SortFunc(got, func(a, b seen) int { return strings.Compare(a.ID, b.ID) })

@@ -88,7 +88,7 @@ type legacyEra struct {
 func (s *Server) initLegacy() {
 	o := &s.opts.Legacy
 	s.versions = append(slices.Clone(s.modern), legacyVersions...)
-	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, 30*time.Minute)
+	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	store := o.SessionStore
 	if store == nil {
 		store = NewMemorySessionStore(idle)
@@ -161,7 +161,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	}
 	st := ss.state()
 	if st == nil {
-		return appendLegacyError(dst, msg.ID, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: the session is not initialized; send initialize first"})
+		return appendLegacyError(dst, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is not initialized; send initialize first"})
 	}
 	h, ok := legacyMethods[msg.Method]
 	if !ok && !modernOnlyMethods[msg.Method] {
@@ -213,7 +213,7 @@ func (s *Server) answerLegacyError(x *exchange, err error, dst []byte) ([]byte, 
 	e, ok := asError(err)
 	if !ok {
 		s.log.Error("mcp: internal error", "method", x.method, "err", err)
-		e = &Error{Code: CodeInternalError, Message: "Internal error"}
+		e = &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
 	return appendLegacyError(dst, x.id, legacyError(x.method, e))
 }
@@ -250,7 +250,7 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 	}
 	if !ran {
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", msg.Method)
-		return appendLegacyError(dst[:mark], msg.ID, &Error{Code: CodeInternalError, Message: "Internal error"})
+		return appendLegacyError(dst[:mark], msg.ID, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"})
 	}
 	return out, http.StatusOK
 }
@@ -269,13 +269,9 @@ func appendLegacyError(dst []byte, id jsonrpc.ID, e *Error) ([]byte, int) {
 	return jsonrpc.AppendError(dst, id, e.wire()), http.StatusOK
 }
 
-// CodeResourceNotFound is the legacy (2025-11-25) code for a resource that
-// does not exist; revision 2026-07-28 uses -32602 instead.
-const CodeResourceNotFound Code = -32002
-
 // legacyError maps a modern protocol error to its legacy form.
 func legacyError(method string, e *Error) *Error {
-	if method == "resources/read" && e.Code == CodeInvalidParams && isResourceNotFound(e) {
+	if method == "resources/read" && e.Code == jsonrpc.CodeInvalidParams && isResourceNotFound(e) {
 		le := *e
 		le.Code = CodeResourceNotFound
 		le.Message = "Resource not found"
@@ -333,7 +329,7 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 	}
 	st := &SessionState{ProtocolVersion: version, ClientInfo: p.ClientInfo, ClientCapabilities: p.Capabilities}
 	if !ss.begin(st) {
-		return appendLegacyError(dst, msg.ID, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
+		return appendLegacyError(dst, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is already initialized"})
 	}
 	return jsonrpc.AppendResult(dst, msg.ID, s.initializeResult(version)), http.StatusOK
 }
@@ -510,12 +506,15 @@ func appendLegacyResult(dst, result []byte) []byte {
 // deliverChange tells the legacy sessions of this process about a change
 // published on the server's Bus (by a registration here, or on another
 // replica with a distributed Bus): list changes go to every initialized
-// session, a resource update to the sessions subscribed to its URI. It
-// returns at once (Bus subscribers must): the sessions are written to on
-// another goroutine.
+// session, a resource update to the sessions subscribed to its URI. Task
+// changes go to none: legacy sessions have no tasks (extensions are not
+// negotiated in that era), and a bare notifications/tasks is no message of
+// revision 2025-11-25; it would also tell every session of another
+// principal's activity. It returns at once (Bus subscribers must): the
+// sessions are written to on another goroutine.
 func (l *legacyEra) deliverChange(c Change) {
 	method := c.Kind.String()
-	if method == "" {
+	if method == "" || c.Kind == TaskChanged {
 		return
 	}
 	var params []byte

@@ -94,7 +94,7 @@ func legacyInputFailed(x *exchange, dst []byte, err error) ([]byte, error) {
 	x.s.log.Debug("mcp: no input from the legacy client", "method", x.method, "err", err)
 	msg := "Could not get the input this request needs from the client: " + err.Error()
 	if x.method != "tools/call" {
-		return nil, &Error{Code: CodeInternalError, Message: msg, Err: err}
+		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: msg, Err: err}
 	}
 	body, merr := json.Marshal(errorResult(msg))
 	if merr != nil {
@@ -220,10 +220,10 @@ func (x *exchange) callClient(ctx context.Context, ss *session, method string, p
 		raw, err = ss.callID(ctx, x.sendToClient, n, method, params)
 		inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
 		if err != nil {
-			e := &Error{Code: CodeInternalError, Message: err.Error(), Err: err}
+			e := &Error{Code: jsonrpc.CodeInternalError, Message: err.Error(), Err: err}
 			var ce *clientError
 			if errors.As(err, &ce) && ce.Code != 0 {
-				e.Code = Code(ce.Code)
+				e.Code = ce.Code
 			}
 			inner = Outcome{Err: e, HTTPStatus: http.StatusOK}
 		}

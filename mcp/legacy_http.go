@@ -32,11 +32,11 @@ const (
 
 var (
 	errSessionNotFound = &Error{Code: -32001, Message: "Session not found: it expired or was ended; send initialize to open a new one", status: http.StatusNotFound}
-	errSessionStore    = &Error{Code: CodeInternalError, Message: "Session store unavailable", status: http.StatusServiceUnavailable}
-	errTooMany         = &Error{Code: CodeInternalError, Message: "Too many sessions; try again later", status: http.StatusServiceUnavailable}
-	errNeedSession     = &Error{Code: CodeInvalidRequest, Message: "Bad Request: missing Mcp-Session-Id header; a legacy client sends initialize first and then the session id it got on every request", status: http.StatusBadRequest}
-	errBadLastEventID  = &Error{Code: CodeInvalidRequest, Message: "Bad Request: unknown Last-Event-ID", status: http.StatusBadRequest}
-	errDuplicateID     = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight in this session"}
+	errSessionStore    = &Error{Code: jsonrpc.CodeInternalError, Message: "Session store unavailable", status: http.StatusServiceUnavailable}
+	errTooMany         = &Error{Code: jsonrpc.CodeInternalError, Message: "Too many sessions; try again later", status: http.StatusServiceUnavailable}
+	errNeedSession     = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: missing Mcp-Session-Id header; a legacy client sends initialize first and then the session id it got on every request", status: http.StatusBadRequest}
+	errBadLastEventID  = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: unknown Last-Event-ID", status: http.StatusBadRequest}
+	errDuplicateID     = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight in this session"}
 )
 
 // serveLegacyPost serves a POST of the legacy era and reports true, or
@@ -76,7 +76,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 		return true
 	}
 	if v := hh.protocolVersion; len(v) > 0 && !s.isLegacyVersion(v[0]) {
-		writeHTTPError(w, msg.ID, &Error{Code: CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(legacyVersions, ", "), status: http.StatusBadRequest})
+		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(legacyVersions, ", "), status: http.StatusBadRequest})
 		return true
 	}
 	switch {
@@ -209,7 +209,7 @@ func (s *Server) serveLegacyStream(w http.ResponseWriter, r *http.Request) bool 
 		return true
 	}
 	if !acceptsSSE(r.Header["Accept"]) {
-		writeHTTPError(w, jsonrpc.ID{}, &Error{Code: CodeInvalidRequest, Message: "Not Acceptable: the GET stream is text/event-stream", status: http.StatusNotAcceptable})
+		writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Not Acceptable: the GET stream is text/event-stream", status: http.StatusNotAcceptable})
 		return true
 	}
 	st, after := ss.standalone, int64(math.MaxInt64) // a fresh GET: no replay

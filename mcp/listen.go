@@ -51,7 +51,7 @@ const (
 var errNoResponse = errors.New("mcp: no response")
 
 // errShuttingDown answers listen requests that arrive during Shutdown.
-var errShuttingDown = &Error{Code: CodeInternalError, Message: "Server shutting down: subscriptions/listen is no longer accepted; retry on another replica", status: http.StatusServiceUnavailable}
+var errShuttingDown = &Error{Code: jsonrpc.CodeInternalError, Message: "Server shutting down: subscriptions/listen is no longer accepted; retry on another replica", status: http.StatusServiceUnavailable}
 
 // listeners is a Server's set of open subscriptions/listen streams.
 type listeners struct {
@@ -199,7 +199,7 @@ func (l *listeners) open(sub *subscription) error {
 	}
 	if len(l.subs) >= l.max {
 		return &Error{
-			Code:    CodeInternalError,
+			Code:    jsonrpc.CodeInternalError,
 			Message: "Too many open subscriptions: this server allows " + strconv.Itoa(l.max) + " subscriptions/listen streams at once; retry later",
 			Data:    json.RawMessage(`{"maxSubscriptions":` + strconv.Itoa(l.max) + `}`),
 			status:  http.StatusServiceUnavailable,
@@ -249,6 +249,26 @@ func (l *listeners) deliver(c Change) {
 		case abort != nil:
 			abort()
 		}
+	}
+}
+
+// gracefulEnder is implemented by Notifiers whose transport ends listen
+// streams gracefully on its own (stdio at the end of input).
+type gracefulEnder interface{ onGracefulEnd(func()) }
+
+// endGracefully ends one stream as Shutdown ends them all: what waits is
+// delivered, then the completion result.
+func (l *listeners) endGracefully(sub *subscription) {
+	sub.mu.Lock()
+	if sub.end == subOpen {
+		sub.end = subClosing
+	}
+	ps := sub.scheduleLocked()
+	sub.mu.Unlock()
+	if ps != nil {
+		l.writers.add(ps)
+	} else {
+		sub.signal()
 	}
 }
 
@@ -327,7 +347,7 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	defer x.s.listen.close(st.sub)
 	for {
 		if !st.sub.wait(ctx) {
-			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 		}
 		if out, end, err := st.flush(ctx, dst); end {
 			return out, err
@@ -372,7 +392,7 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 		return nil, InvalidParams("Invalid params: at most " + strconv.Itoa(maxListenURIs) + " resourceSubscriptions and " + strconv.Itoa(maxListenURIs) + " taskIds per subscriptions/listen request")
 	}
 	if st, ok := x.notifier.(streamer); x.notifier == nil || (ok && !st.streams()) {
-		return nil, &Error{Code: CodeInvalidRequest, Message: "Not Acceptable: subscriptions/listen answers with a stream of notifications; the Accept header must allow text/event-stream", status: http.StatusNotAcceptable}
+		return nil, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Not Acceptable: subscriptions/listen answers with a stream of notifications; the Accept header must allow text/event-stream", status: http.StatusNotAcceptable}
 	}
 
 	// The honoured subset: the requested kinds this server supports.
@@ -417,6 +437,9 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	}
 	if err := l.open(sub); err != nil {
 		return nil, err
+	}
+	if g, ok := x.notifier.(gracefulEnder); ok {
+		g.onGracefulEnd(func() { l.endGracefully(sub) })
 	}
 
 	// The stream keeps the tag, with room for a short change after it;

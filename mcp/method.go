@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // MethodRequest is what the handler of a custom method (AddMethod)
@@ -140,7 +142,7 @@ func (cm *customMethod) serve(ctx context.Context, x *exchange, dst []byte) ([]b
 	res, err := cm.handler(ctx, req)
 	if err != nil {
 		if _, ok := asError(err); !ok && ctx.Err() != nil {
-			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 		}
 		if _, ok := asError(err); !ok && isInputRequired(err) {
 			return x.appendInputRequired(dst, &req.rd)

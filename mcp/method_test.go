@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func skillsServer(ics ...Interceptor) *Server {
@@ -39,14 +41,14 @@ func TestAddMethod(t *testing.T) {
 	tests := []struct {
 		name, method, params string
 		result               map[string]any
-		code                 Code
+		code                 int
 	}{
 		{"result", "skills/get", `{"name":"a"}`, map[string]any{"resultType": "complete", "name": "a", "version": LatestVersion}, 0},
 		{"raw", "skills/get", `{"name":"raw"}`, map[string]any{"resultType": "complete", "raw": true}, 0},
 		{"nil", "skills/list", `{}`, map[string]any{"resultType": "complete"}, 0},
-		{"protocol error", "skills/get", `{}`, nil, CodeInvalidParams},
-		{"other error", "skills/get", `{"name":"broken"}`, nil, CodeInternalError},
-		{"unknown", "skills/nope", `{}`, nil, CodeMethodNotFound},
+		{"protocol error", "skills/get", `{}`, nil, jsonrpc.CodeInvalidParams},
+		{"other error", "skills/get", `{"name":"broken"}`, nil, jsonrpc.CodeInternalError},
+		{"unknown", "skills/nope", `{}`, nil, jsonrpc.CodeMethodNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +57,7 @@ func TestAddMethod(t *testing.T) {
 				if r.Error == nil || r.Error.Code != int(tt.code) {
 					t.Fatalf("error %+v, want code %d", r.Error, tt.code)
 				}
-				if tt.code == CodeInternalError && r.Error.Message != "Internal error" {
+				if tt.code == jsonrpc.CodeInternalError && r.Error.Message != "Internal error" {
 					t.Errorf("internal error message %q leaks details", r.Error.Message)
 				}
 				return
@@ -75,7 +77,7 @@ func TestAddMethod(t *testing.T) {
 		t.Errorf("extensions (-want +got):\n%s", diff)
 	}
 	s.RemoveMethod("skills/get")
-	if r := call(t, s, "skills/get", `{"name":"a"}`); r.Error == nil || r.Error.Code != int(CodeMethodNotFound) {
+	if r := call(t, s, "skills/get", `{"name":"a"}`); r.Error == nil || r.Error.Code != int(jsonrpc.CodeMethodNotFound) {
 		t.Errorf("after RemoveMethod: %+v", r.Error)
 	}
 }

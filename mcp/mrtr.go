@@ -79,7 +79,7 @@ func (r *inputs) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
 		} else if c.Elicitation != nil {
 			need.Elicitation.Form = json.RawMessage("{}")
 		}
-		return MissingCapabilityError(need)
+		return MissingCapability(need)
 	}, func(raw []byte) error {
 		var err error
 		res, err = decodeElicitResult(raw, mode, sch)
@@ -100,10 +100,10 @@ func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResul
 	var res *CreateMessageResult
 	err := r.resolve(key, inputSample, params, perr, func(c *ClientCapabilities) *Error {
 		if c.Sampling == nil {
-			return MissingCapabilityError(ClientCapabilities{Sampling: &SamplingCapability{}})
+			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{}})
 		}
 		if p != nil && (p.IncludeContext == "thisServer" || p.IncludeContext == "allServers") && c.Sampling.Context == nil {
-			return MissingCapabilityError(ClientCapabilities{Sampling: &SamplingCapability{Context: json.RawMessage("{}")}})
+			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{Context: json.RawMessage("{}")}})
 		}
 		return nil
 	}, func(raw []byte) error {
@@ -125,7 +125,7 @@ func (r *inputs) ListRoots(key string) (*ListRootsResult, error) {
 	var res *ListRootsResult
 	err := r.resolve(key, inputRoots, []byte("{}"), nil, func(c *ClientCapabilities) *Error {
 		if c.Roots == nil {
-			return MissingCapabilityError(ClientCapabilities{Roots: &RootsCapability{}})
+			return MissingCapability(ClientCapabilities{Roots: &RootsCapability{}})
 		}
 		return nil
 	}, func(raw []byte) error {
@@ -278,7 +278,7 @@ func (x *exchange) openRound(rd *round, info *RequestInfo) error {
 // is logged, and the client gets an internal error.
 func (rd *round) bug(err error) error {
 	rd.x.s.log.Error("mcp: input request", "method", rd.x.method, "err", err)
-	return &Error{Code: CodeInternalError, Message: "Internal error", Err: err}
+	return &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error", Err: err}
 }
 
 // methodOf returns the method key was used with in this run, or 0.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Prompt describes a prompt template as clients see it in prompts/list.
@@ -271,7 +273,7 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 	res, err := p.handler(ctx, req)
 	if err != nil {
 		if _, ok := asError(err); !ok && ctx.Err() != nil {
-			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 		}
 		if _, ok := asError(err); !ok && isInputRequired(err) {
 			return x.appendInputRequired(dst, &req.rd)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Resource describes a resource as clients see it in resources/list.
@@ -113,16 +115,6 @@ type ReadResourceResult struct {
 // other error becomes an internal error (-32603) whose details are logged,
 // not sent.
 type ResourceHandler func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error)
-
-// ResourceNotFound returns the error for a resource that does not exist:
-// Invalid Params (-32602) with data {"uri": uri}, as revision 2026-07-28
-// requires.
-func ResourceNotFound(uri string) *Error {
-	data, _ := json.Marshal(struct {
-		URI string `json:"uri"`
-	}{uri})
-	return &Error{Code: CodeInvalidParams, Message: "Resource not found: " + uri, Data: json.RawMessage(data)}
-}
 
 type resourceEntry struct {
 	resource Resource
@@ -332,7 +324,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	res, err := handler(ctx, req)
 	if err != nil {
 		if _, ok := asError(err); !ok && ctx.Err() != nil {
-			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 		}
 		if _, ok := asError(err); !ok && isInputRequired(err) {
 			return x.appendInputRequired(dst, &req.rd)

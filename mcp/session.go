@@ -55,14 +55,16 @@ type SessionStore interface {
 	Delete(ctx context.Context, id string) error
 }
 
-// NewMemorySessionStore returns a SessionStore that keeps sessions in
-// memory and lets a session expire when it was neither loaded nor stored
-// for idle (never, when idle <= 0).
-func NewMemorySessionStore(idle time.Duration) SessionStore {
-	return &memoryStore{idle: idle, m: map[string]memoryEntry{}}
-}
+// DefaultSessionIdleTimeout is the default idle timeout of legacy sessions
+// (ServerOptions.Legacy.SessionIdleTimeout) and of a MemorySessionStore.
+const DefaultSessionIdleTimeout = 30 * time.Minute
 
-type memoryStore struct {
+// MemorySessionStore is a SessionStore in the memory of one process: it
+// serves a single server (or several Servers in one process), and is the
+// default of ServerOptions.Legacy.SessionStore. A session expires when it
+// was neither loaded nor stored for the idle timeout. Use
+// NewMemorySessionStore; it is safe for concurrent use.
+type MemorySessionStore struct {
 	idle time.Duration
 
 	mu        sync.Mutex
@@ -70,19 +72,27 @@ type memoryStore struct {
 	lastSweep time.Time
 }
 
+// NewMemorySessionStore returns an empty store whose sessions expire after
+// idle without use (DefaultSessionIdleTimeout when idle is zero; never when
+// it is Off).
+func NewMemorySessionStore(idle time.Duration) *MemorySessionStore {
+	return &MemorySessionStore{idle: offSetting(idle, DefaultSessionIdleTimeout), m: map[string]memoryEntry{}}
+}
+
 type memoryEntry struct {
 	st      *SessionState
 	expires time.Time // zero: never
 }
 
-func (m *memoryStore) deadline(now time.Time) time.Time {
+func (m *MemorySessionStore) deadline(now time.Time) time.Time {
 	if m.idle <= 0 {
 		return time.Time{}
 	}
 	return now.Add(m.idle)
 }
 
-func (m *memoryStore) Load(ctx context.Context, id string) (*SessionState, error) {
+// Load implements SessionStore.
+func (m *MemorySessionStore) Load(ctx context.Context, id string) (*SessionState, error) {
 	now := time.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -99,7 +109,8 @@ func (m *memoryStore) Load(ctx context.Context, id string) (*SessionState, error
 	return e.st, nil
 }
 
-func (m *memoryStore) Store(ctx context.Context, id string, st *SessionState) error {
+// Store implements SessionStore.
+func (m *MemorySessionStore) Store(ctx context.Context, id string, st *SessionState) error {
 	now := time.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -117,7 +128,8 @@ func (m *memoryStore) Store(ctx context.Context, id string, st *SessionState) er
 	return nil
 }
 
-func (m *memoryStore) Delete(ctx context.Context, id string) error {
+// Delete implements SessionStore.
+func (m *MemorySessionStore) Delete(ctx context.Context, id string) error {
 	m.mu.Lock()
 	delete(m.m, id)
 	m.mu.Unlock()

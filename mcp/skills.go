@@ -293,7 +293,7 @@ func handleSkillsGet(ctx context.Context, req *MethodRequest) (any, error) {
 		sk = ss.set.Skill(uri)
 	}
 	if sk == nil {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: no skill has the URI " + strconv.Quote(uri), Data: map[string]string{"uri": uri}}
+		return nil, &Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: no skill has the URI " + strconv.Quote(uri), Data: map[string]string{"uri": uri}}
 	}
 	entry, _ := sk.MarshalJSON()
 	b := append(make([]byte, 0, len(entry)+96), `{"skill":`...)
@@ -317,7 +317,7 @@ func handleDirectoryRead(ctx context.Context, req *MethodRequest) (any, error) {
 		children, ok = ss.set.Dir(uri)
 	}
 	if !ok {
-		return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: not a directory of a skill: " + strconv.Quote(uri), Data: map[string]string{"uri": uri}}
+		return nil, &Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: not a directory of a skill: " + strconv.Quote(uri), Data: map[string]string{"uri": uri}}
 	}
 	start, err := pageStart(req.Params, len(children), func(i int) string { return children[i].Name })
 	if err != nil {

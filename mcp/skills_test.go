@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/skills"
 )
 
@@ -120,7 +121,7 @@ func TestSkillsList(t *testing.T) {
 	if diff := cmp.Diff([]string{"skill://acme/csv-report/SKILL.md", "skill://pdf-processing/SKILL.md"}, uris); diff != "" {
 		t.Errorf("skills (-want +got):\n%s", diff)
 	}
-	if e := mustError(t, s, "skills/list", `{"cursor":"nonsense"}`); e.Code != int(CodeInvalidParams) {
+	if e := mustError(t, s, "skills/list", `{"cursor":"nonsense"}`); e.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("bad cursor: %d %s", e.Code, e.Message)
 	}
 }
@@ -143,7 +144,7 @@ func TestSkillsGet(t *testing.T) {
 		`{"uri":7}`,
 		`{}`,
 	} {
-		if e := mustError(t, s, "skills/get", params); e.Code != int(CodeInvalidParams) {
+		if e := mustError(t, s, "skills/get", params); e.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("skills/get %s: %d %s, want -32602", params, e.Code, e.Message)
 		}
 	}
@@ -182,7 +183,7 @@ func TestSkillsResources(t *testing.T) {
 		t.Errorf("logo.png = %v", c)
 	}
 	for _, uri := range []string{"skill://pdf-processing/missing.md", "skill://pdf-processing", "skill://nope/SKILL.md"} {
-		if e := mustError(t, s, "resources/read", `{"uri":"`+uri+`"}`); e.Code != int(CodeInvalidParams) {
+		if e := mustError(t, s, "resources/read", `{"uri":"`+uri+`"}`); e.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("resources/read %s: %d, want -32602", uri, e.Code)
 		}
 	}
@@ -228,14 +229,14 @@ func TestSkillsDirectoryRead(t *testing.T) {
 		t.Errorf("references/ = %v", sub)
 	}
 	for _, uri := range []string{"skill://pdf-processing/SKILL.md", "skill://acme", "skill://nope", "file:///etc"} {
-		if e := mustError(t, s, "resources/directory/read", `{"uri":"`+uri+`"}`); e.Code != int(CodeInvalidParams) {
+		if e := mustError(t, s, "resources/directory/read", `{"uri":"`+uri+`"}`); e.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s: %d %s, want -32602", uri, e.Code, e.Message)
 		}
 	}
 
 	// Without DirectoryRead the method does not exist.
 	s = newSkillsServer(t, nil, nil)
-	if e := mustError(t, s, "resources/directory/read", `{"uri":"skill://pdf-processing"}`); e.Code != int(CodeMethodNotFound) {
+	if e := mustError(t, s, "resources/directory/read", `{"uri":"skill://pdf-processing"}`); e.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("without DirectoryRead: %d, want -32601", e.Code)
 	}
 }
@@ -257,7 +258,7 @@ func TestAddSkillsRefusals(t *testing.T) {
 	if err := s.AddSkills(fsys, &SkillsOptions{Options: skills.Options{Strict: true}}); !errors.Is(err, skills.ErrNoFrontmatter) {
 		t.Fatalf("strict AddSkills error = %v", err)
 	}
-	if e := mustError(t, s, "skills/list", ""); e.Code != int(CodeMethodNotFound) {
+	if e := mustError(t, s, "skills/list", ""); e.Code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("strict: skills/list after a refused AddSkills: %d, want -32601", e.Code)
 	}
 	if err := s.AddSkills(fstest.MapFS{"x/SKILL.md": {Data: skillManifest("x", "d")}, "x/big": {Data: make([]byte, 100)}}, &SkillsOptions{Options: skills.Options{MaxBytes: 50}}); !errors.Is(err, skills.ErrTooLarge) {
@@ -301,7 +302,7 @@ func TestSkillsLegacy(t *testing.T) {
 		t.Errorf("legacy skills/list = %v", list)
 	}
 	get := rpc(`{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":"nope"}}`)
-	if e, _ := get["error"].(map[string]any); e == nil || e["code"] != float64(int(CodeInvalidParams)) {
+	if e, _ := get["error"].(map[string]any); e == nil || e["code"] != float64(jsonrpc.CodeInvalidParams) {
 		t.Errorf("legacy skills/get unknown = %v", get)
 	}
 	dir := rpc(`{"jsonrpc":"2.0","id":4,"method":"resources/directory/read","params":{"uri":"skill://pdf-processing/references"}}`)["result"].(map[string]any)

@@ -198,7 +198,7 @@ func (ts *taskState) keep(t *TaskRecord, now time.Time) {
 // errTooManyTasks is the error past TaskOptions.MaxRunning.
 func (ts *taskState) errTooManyTasks() *Error {
 	return &Error{
-		Code:    CodeInternalError,
+		Code:    jsonrpc.CodeInternalError,
 		Message: "Too many tasks: this server runs at most " + strconv.Itoa(ts.maxRunning) + " tasks at once; retry later",
 		Data:    json.RawMessage(`{"maxRunningTasks":` + strconv.Itoa(ts.maxRunning) + `}`),
 		status:  http.StatusServiceUnavailable,
@@ -210,7 +210,7 @@ func (ts *taskState) reserve() error {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.closed {
-		return &Error{Code: CodeInternalError, Message: "Server shutting down: no new tasks are started; retry on another replica", status: http.StatusServiceUnavailable}
+		return &Error{Code: jsonrpc.CodeInternalError, Message: "Server shutting down: no new tasks are started; retry on another replica", status: http.StatusServiceUnavailable}
 	}
 	if ts.running >= ts.maxRunning {
 		return ts.errTooManyTasks()
@@ -300,7 +300,7 @@ func (x *exchange) taskMethod() (string, error) {
 }
 
 func missingTasksExtension() *Error {
-	return MissingCapabilityError(ClientCapabilities{Extensions: map[string]json.RawMessage{TasksExtension: json.RawMessage("{}")}})
+	return MissingCapability(ClientCapabilities{Extensions: map[string]json.RawMessage{TasksExtension: json.RawMessage("{}")}})
 }
 
 func unknownTask(id string) *Error {
@@ -326,13 +326,13 @@ func (ts *taskState) storeError(err error, id string) error {
 	case errors.Is(err, ErrTaskNotFound):
 		return unknownTask(id)
 	case errors.Is(err, ErrTaskStoreFull):
-		return &Error{Code: CodeInternalError, Message: "Too many tasks: the task store is full; retry later", status: http.StatusServiceUnavailable, Err: err}
+		return &Error{Code: jsonrpc.CodeInternalError, Message: "Too many tasks: the task store is full; retry later", status: http.StatusServiceUnavailable, Err: err}
 	}
 	if e, ok := asError(err); ok {
 		return e
 	}
 	ts.s.log.Error("mcp: task store", "task", id, "err", err)
-	return &Error{Code: CodeInternalError, Message: "Internal error: the task store failed", status: http.StatusServiceUnavailable, Err: err}
+	return &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the task store failed", status: http.StatusServiceUnavailable, Err: err}
 }
 
 func handleTasksGet(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
@@ -353,7 +353,7 @@ func handleTasksGet(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 			if !lost {
 				return false, nil
 			}
-			ts.fail(t, &Error{Code: CodeInternalError, Message: "The server running the task stopped before the task finished"}, now)
+			ts.fail(t, &Error{Code: jsonrpc.CodeInternalError, Message: "The server running the task stopped before the task finished"}, now)
 			return true, nil
 		})
 		if err != nil {

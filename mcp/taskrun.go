@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // A tools/call of a task-capable tool from a client that declared the
@@ -136,7 +138,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 			r.abandon(ctx.Err())
 		}
 		r.cancel(context.Cause(ctx))
-		return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 	}
 	detached := r.detach()
 	tx.finish() // request-scoped notifications end with the sync phase
@@ -282,7 +284,7 @@ func (r *taskRun) invoke(req *ToolRequest) (res *CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.ts.s.log.Error("mcp: handler panicked", "method", "tools/call", "tool", req.Name, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, &Error{Code: CodeInternalError, Message: "Internal error"}
+			res, err = nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		}
 	}()
 	if s := r.ts.s; s.icpt != nil {
@@ -313,7 +315,7 @@ func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err 
 		return nil, o.Err
 	}
 	if !ran {
-		return nil, &Error{Code: CodeInternalError, Message: "Internal error"}
+		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
 	return res, err
 }
@@ -327,7 +329,7 @@ func (r *taskRun) settle(req *ToolRequest, res *CallToolResult, err error) {
 	ts := r.ts
 	defer ts.unregister(r)
 	if errors.Is(context.Cause(r.ctx), errShutdown) {
-		res, err = nil, &Error{Code: CodeInternalError, Message: "Server shut down before the task finished"}
+		res, err = nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Server shut down before the task finished"}
 	}
 	now := ts.now()
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
@@ -339,7 +341,7 @@ func (r *taskRun) settle(req *ToolRequest, res *CallToolResult, err error) {
 			return false, nil
 		}
 		if err := r.outcome(t, req, res, err, now); err != nil {
-			ts.fail(t, &Error{Code: CodeInternalError, Message: "Internal error", Err: err}, now)
+			ts.fail(t, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error", Err: err}, now)
 		}
 		changed = true
 		return true, nil
@@ -369,7 +371,7 @@ func (r *taskRun) outcome(t *TaskRecord, req *ToolRequest, res *CallToolResult, 
 		e, ok := asError(err)
 		if !ok {
 			ts.s.log.Error("mcp: task failed", "task", t.ID, "tool", req.Name, "err", err)
-			e = &Error{Code: CodeInternalError, Message: "Internal error"}
+			e = &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		}
 		ts.fail(t, e, now)
 		return nil
@@ -587,7 +589,7 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 		go func() {
 			defer ts.release()
 			defer r.cancel(nil)
-			e := &Error{Code: CodeInternalError, Message: "Internal error: the task cannot resume"}
+			e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the task cannot resume"}
 			if te.handler == nil {
 				e.Message = "Tool " + t.Tool + " is no longer available: the task cannot resume"
 			}

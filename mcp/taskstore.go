@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"sync"
 	"time"
 )
@@ -192,10 +193,14 @@ type taskSub struct{ fn func(string) }
 const DefaultMaxStoredTasks = 10000
 
 // NewMemoryTaskStore returns an empty store that holds at most max
-// unexpired tasks (DefaultMaxStoredTasks when max <= 0).
+// unexpired tasks (DefaultMaxStoredTasks when max is zero; no bound when
+// it is Off).
 func NewMemoryTaskStore(max int) *MemoryTaskStore {
-	if max <= 0 {
+	switch {
+	case max == 0:
 		max = DefaultMaxStoredTasks
+	case max < 0:
+		max = math.MaxInt
 	}
 	return &MemoryTaskStore{max: max, tasks: make(map[string]*TaskRecord), subs: make(map[*taskSub]struct{}), now: time.Now}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schema"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Tool describes a tool as clients see it in tools/list.
@@ -425,7 +427,7 @@ func (x *exchange) invokeTool(ctx context.Context, t *toolEntry, req *ToolReques
 			return nil, err
 		}
 		if ctx.Err() != nil {
-			return nil, &Error{Code: CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
 		}
 		res = errorResult(err.Error())
 	} else if res == nil {

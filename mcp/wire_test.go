@@ -21,6 +21,8 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/mcpkit/mcpkit/mcp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of wire tests")
@@ -106,7 +108,7 @@ func addWireTaskTools(t *testing.T, s *mcp.Server) {
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "job done", nil })
 	mcp.AddTool(s, &mcp.Tool{Name: "broken_job", Description: "Fails with a protocol error; always a task.", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-			return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "broken"}
+			return "", &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "broken"}
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Runs until cancelled; a task when the client supports tasks.", TaskSupport: mcp.TaskOptional},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {

@@ -88,7 +88,7 @@ func (c *Client) Request(method string, params any) (json.RawMessage, error) {
 	res, err := c.s.Result(c.ctx(), method, params)
 	var re *client.RPCError
 	if errors.As(err, &re) {
-		e := &mcp.Error{Code: mcp.Code(re.Err.Code), Message: re.Err.Message}
+		e := &mcp.Error{Code: re.Err.Code, Message: re.Err.Message}
 		if len(re.Err.Data) > 0 {
 			e.Data = re.Err.Data
 		}
@@ -140,7 +140,7 @@ func (c *Client) ListTools() ([]mcp.Tool, error) {
 	if err != nil {
 		var re *client.RPCError
 		if errors.As(err, &re) {
-			return nil, &mcp.Error{Code: mcp.Code(re.Err.Code), Message: re.Err.Message, Err: err}
+			return nil, &mcp.Error{Code: re.Err.Code, Message: re.Err.Message, Err: err}
 		}
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcptest"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func TestDiscover(t *testing.T) {
@@ -88,7 +90,7 @@ func TestToolsAndErrors(t *testing.T) {
 
 	_, err = c.Request("no/such/method", nil)
 	var e *mcp.Error
-	if !errors.As(err, &e) || e.Code != mcp.CodeMethodNotFound || e.HTTPStatus() != http.StatusNotFound {
+	if !errors.As(err, &e) || e.Code != jsonrpc.CodeMethodNotFound || e.HTTPStatus() != http.StatusNotFound {
 		t.Errorf("unknown method: err = %v, want *mcp.Error -32601", err)
 	}
 	_, err = c.CallTool("test_missing_capability", nil)

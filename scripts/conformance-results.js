@@ -18,7 +18,8 @@
 //       prints an expected-failures YAML listing each given (scored) scenario that fails,
 //       with the first failing check's message as a comment.
 //
-// OUT is the suite's -o folder: OUT/server-<scenario>-<timestamp>/checks.json, each an array of
+// OUT is the suite's -o folder: OUT/server-<scenario>-<timestamp>/checks.json (a client scenario:
+// OUT/<scenario>-<timestamp>/, and OUT/auth/<name>-<timestamp>/ for auth/<name>), each an array of
 // {id, status, errorMessage?, ...}. A scenario that crashed writes no checks.json; the suite
 // prints "Failed to run scenario NAME: ERROR" instead and counts it as one FAILURE, so SUITE_LOG
 // (the suite's stdout+stderr) is read for those lines.
@@ -30,14 +31,20 @@ const [mode, outDir, suiteLog, ...scored] = process.argv.slice(2);
 
 // results: Map scenario -> array of checks
 const results = new Map();
-if (outDir && fs.existsSync(outDir)) {
-  for (const dir of fs.readdirSync(outDir)) {
-    const file = path.join(outDir, dir, 'checks.json');
-    if (!fs.existsSync(file)) continue;
-    const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+// A scenario whose name has a slash (the client's auth/NAME) is one folder deeper: OUT/auth/NAME-<timestamp>.
+const readResults = (dir, prefix) => {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const file = path.join(dir, entry.name, 'checks.json');
+    if (!fs.existsSync(file)) {
+      if (!prefix) readResults(path.join(dir, entry.name), entry.name + '/');
+      continue;
+    }
+    const scenario = prefix + entry.name.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
     results.set(scenario, JSON.parse(fs.readFileSync(file, 'utf8')));
   }
-}
+};
+if (outDir && fs.existsSync(outDir)) readResults(outDir, '');
 if (suiteLog && fs.existsSync(suiteLog)) {
   const re = /^Failed to run scenario (\S+?): (.*)$/gm;
   for (const m of fs.readFileSync(suiteLog, 'utf8').matchAll(re)) {

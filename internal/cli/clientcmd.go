@@ -41,6 +41,7 @@ type clientFlags struct {
 	timeout time.Duration
 	version string
 	headers headerFlags
+	login   loginFlags
 }
 
 // target is where a client command connects: an http(s) URL, or the
@@ -77,6 +78,7 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "time allowed for each request")
 	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default the newest); a legacy version acts as a legacy client")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
+	f.login.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage:\n  mcpkit %s [flags] URL %s\n  mcpkit %s [flags] %s -- COMMAND ARGS...\n\n%s\nFlags:\n",
 			cc.name, cc.synopsis, cc.name, cc.synopsis, cc.about)
@@ -141,6 +143,9 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 	}
 	if len(f.headers.h) > 0 && t.url == "" {
 		return usageErr("--header applies to HTTP only")
+	}
+	if err := f.login.check(t.url != ""); err != nil {
+		return usageErr("%v", err)
 	}
 	return f, t, positional, exitOK, true
 }

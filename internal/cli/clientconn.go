@@ -37,6 +37,15 @@ type clientIO struct {
 func connectClient(ctx context.Context, name string, f *clientFlags, t target, cio clientIO) (mcpClient, int) {
 	stderr := cio.err
 	httpOpts := &client.HTTPOptions{Header: f.headers.h}
+	release := func() {}
+	if t.url != "" && f.login.auth {
+		hc, rel, err := f.login.httpClient(t.url, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
+			return nil, exitUsage
+		}
+		httpOpts.Client, release = hc, rel
+	}
 	var conn client.Conn
 	if t.url != "" {
 		conn = client.DialHTTP(t.url, httpOpts)
@@ -53,6 +62,7 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 	s, err := client.Connect(ctx, conn, &client.Options{Version: f.version, ClientInfo: info, Timeout: f.timeout, HTTP: httpOpts})
 	if err != nil {
 		conn.Close()
+		release()
 		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
 		var ce *client.ConnectError
 		if !errors.As(err, &ce) {
@@ -60,7 +70,7 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		}
 		for _, st := range ce.Steps {
 			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
-				fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, pass them with --header \"Authorization: Bearer TOKEN\")\n", st.Status)
+				fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")\n", st.Status)
 				break
 			}
 		}
@@ -72,11 +82,14 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		}
 		return nil, exitNotMCP
 	}
-	return &internalClient{s: s}, exitOK
+	return &internalClient{s: s, release: release}, exitOK
 }
 
 // internalClient adapts internal/client's Session.
-type internalClient struct{ s *client.Session }
+type internalClient struct {
+	s       *client.Session
+	release func()
+}
 
 func (c *internalClient) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	params := map[string]any{"name": name}
@@ -111,7 +124,13 @@ func (c *internalClient) List(ctx context.Context, kind string) ([]json.RawMessa
 
 func (c *internalClient) Capabilities() json.RawMessage { return c.s.Server.Capabilities }
 
-func (c *internalClient) Close() error { return c.s.Close() }
+func (c *internalClient) Close() error {
+	err := c.s.Close()
+	if c.release != nil {
+		c.release()
+	}
+	return err
+}
 
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.

@@ -76,6 +76,7 @@ type discoverFlags struct {
 	version string
 	headers headerFlags
 	color   string
+	login   loginFlags
 }
 
 func discover(args []string, stdout, stderr io.Writer) int {
@@ -89,6 +90,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default "+client.ModernVersions[0]+"); a legacy version acts as a legacy client")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
+	f.login.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), discoverUsage)
 		fs.PrintDefaults()
@@ -156,6 +158,9 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	if len(f.headers.h) > 0 && len(command) > 0 {
 		return usageErr("--header applies to HTTP only")
 	}
+	if err := f.login.check(len(positional) == 1); err != nil {
+		return usageErr("%v", err)
+	}
 
 	target := strings.Join(command, " ")
 	if len(positional) == 1 {
@@ -190,6 +195,15 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 	httpOpts := &client.HTTPOptions{Header: f.headers.h}
 	var conn client.Conn
 	if len(positional) == 1 {
+		if f.login.auth {
+			hc, release, err := f.login.httpClient(positional[0], os.Stderr)
+			if err != nil {
+				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
+				return rep, exitUnreachable
+			}
+			defer release()
+			httpOpts.Client = hc
+		}
 		conn = client.DialHTTP(positional[0], httpOpts)
 		rep.Transport = client.TransportHTTP
 	} else {
@@ -215,7 +229,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		rep.Error = &reportError{Kind: ce.Kind.String(), Message: ce.Error()}
 		for _, st := range ce.Steps {
 			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
-				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, pass them with --header \"Authorization: Bearer TOKEN\")", st.Status)
+				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")", st.Status)
 				break
 			}
 		}

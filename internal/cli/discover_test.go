@@ -357,7 +357,7 @@ func TestDiscoverSendsHeaders(t *testing.T) {
 		t.Errorf("with the headers: exit %d\n%s", code, out)
 	}
 	code, out, _ = runDiscover(t, ts.URL)
-	if code != exitNotMCP || !strings.Contains(out, `the server answered HTTP 401: if it needs credentials, pass them with --header "Authorization: Bearer TOKEN"`) {
+	if code != exitNotMCP || !strings.Contains(out, `the server answered HTTP 401: if it needs credentials, log in with --auth or pass a token with --header "Authorization: Bearer TOKEN"`) {
 		t.Errorf("without them: exit %d, want %d and a hint about --header:\n%s", code, exitNotMCP, out)
 	}
 }

@@ -34,6 +34,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // authorization server.
 type authFlags struct {
 	issuer, jwks, audience, scopes string
+	whoamiScopes                   string
 	protectDiscover                bool
 }
 
@@ -43,10 +44,15 @@ func (a *authFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.audience, "auth-audience", "", "canonical `URI` of this server that tokens must name in aud (default: the served URL)")
 	fs.StringVar(&a.scopes, "auth-scopes", "", "`SCOPES` (comma- or space-separated) every request needs; advertised as scopes_supported")
 	fs.BoolVar(&a.protectDiscover, "auth-protect-discover", false, "require a token for server/discover too (default: public)")
+	fs.StringVar(&a.whoamiScopes, "auth-whoami-scopes", "", "`SCOPES` the whoami tool needs on top of --auth-scopes (a call without them gets 403 insufficient_scope: try step-up authorization)")
 }
 
 func (a *authFlags) any() bool {
-	return a.issuer != "" || a.jwks != "" || a.audience != "" || a.scopes != "" || a.protectDiscover
+	return a.issuer != "" || a.jwks != "" || a.audience != "" || a.scopes != "" || a.protectDiscover || a.whoamiScopes != ""
+}
+
+func splitScopes(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 // options returns the AuthOptions for a server served at url.
@@ -62,7 +68,7 @@ func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, e
 	if err != nil {
 		return nil, nil, err
 	}
-	scopes := strings.FieldsFunc(a.scopes, func(r rune) bool { return r == ',' || r == ' ' })
+	scopes := splitScopes(a.scopes)
 	return &mcp.AuthOptions{
 		Verifier:             v,
 		Resource:             aud,
@@ -179,6 +185,9 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		cancel()
 	}
 	s := demo.New(opts)
+	if sc := splitScopes(auth.whoamiScopes); len(sc) > 0 {
+		demo.AddWhoami(s, sc...)
+	}
 	if err := skillsOpts.apply(s, log); err != nil {
 		fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
 		return 2

@@ -76,7 +76,7 @@ func AddTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "test_missing_capability", Description: "Needs the client's sampling capability; fails with -32021 without it."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			if req.Info.ClientCapabilities.Sampling == nil {
-				return "", mcp.MissingCapabilityError(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}})
+				return "", mcp.MissingCapability(mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}})
 			}
 			return "The client declared sampling.", nil
 		})

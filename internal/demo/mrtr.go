@@ -174,7 +174,7 @@ func addInputTools(s *mcp.Server) {
 				}
 				return fmt.Sprintf("Hello! You have %d root(s).", len(r.Roots)), nil
 			}
-			return "", mcp.MissingCapabilityError(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
+			return "", mcp.MissingCapability(mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}})
 		})
 
 	s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "Asks by elicitation what context the prompt should use."},

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // The fixtures of the tasks extension (io.modelcontextprotocol/tasks) that
@@ -66,7 +68,7 @@ func AddTaskTools(s *mcp.Server) {
 		Description: "Fails with a JSON-RPC internal error instead of a result; always a task.",
 		TaskSupport: mcp.TaskRequired,
 	}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-		return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "protocol_error_job failed at the protocol level, as it always does"}
+		return "", &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "protocol_error_job failed at the protocol level, as it always does"}
 	})
 	addTaskInputTools(s)
 }
