@@ -180,6 +180,26 @@ func TestMetadataValidation(t *testing.T) {
 	}
 }
 
+type redirectTo struct {
+	headless
+	u string
+}
+
+func (r *redirectTo) RedirectURL() string { return r.u }
+
+func TestRedirectURLChecked(t *testing.T) {
+	for _, u := range []string{"http://app.example/callback", "/callback", "https://app.example/cb#frag"} {
+		a := newTestAS(t)
+		tr, err := NewTransport(a.mcpURL(), Options{Interaction: &redirectTo{u: u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := post(t, tr.Client(), a.mcpURL(), "tools/list"); err == nil || len(a.authorizeQueries) != 0 || a.registrations != 0 {
+			t.Errorf("redirect URL %q: err %v, %d registrations, %d authorization requests", u, err, a.registrations, len(a.authorizeQueries))
+		}
+	}
+}
+
 func TestTokenOnlyToItsResource(t *testing.T) {
 	a := newTestAS(t)
 	var other []string
