@@ -41,6 +41,7 @@ type clientFlags struct {
 	timeout time.Duration
 	version string
 	headers headerFlags
+	login   loginFlags
 }
 
 // target is where a client command connects: an http(s) URL, or the
@@ -77,6 +78,7 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "time allowed for each request")
 	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default the newest); a legacy version acts as a legacy client")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
+	f.login.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage:\n  mcpkit %s [flags] URL %s\n  mcpkit %s [flags] %s -- COMMAND ARGS...\n\n%s\nFlags:\n",
 			cc.name, cc.synopsis, cc.name, cc.synopsis, cc.about)
@@ -142,12 +144,15 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 	if len(f.headers.h) > 0 && t.url == "" {
 		return usageErr("--header applies to HTTP only")
 	}
+	if err := f.login.check(t.url != ""); err != nil {
+		return usageErr("%v", err)
+	}
 	return f, t, positional, exitOK, true
 }
 
 // jsonObjectArg checks that arg (the optional JSON of a command line) is
 // a JSON object and returns it; "" gives nil.
-func jsonObjectArg(what, arg string) ([]byte, error) {
+func jsonObjectArg(what, arg string) (json.RawMessage, error) {
 	if arg == "" {
 		return nil, nil
 	}

@@ -98,7 +98,7 @@ func TestDiscoverHumanOutput(t *testing.T) {
 		"  era           modern  (answers server/discover; no handshake)",
 		"  version       2026-07-28  (supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
 		"  capabilities  ",
-		"  extensions    io.modelcontextprotocol/tasks",
+		"  extensions    io.modelcontextprotocol/skills, io.modelcontextprotocol/tasks",
 		"  instructions  A demo of mcpkit.",
 		"  caching       ttl 1h, scope public",
 		"ms (server/discover round trip)",
@@ -139,7 +139,7 @@ func TestDiscoverJSON(t *testing.T) {
 				if r.Cache == nil || r.Cache.TTL != "1m30s" || *r.Cache.TTLMs != 90000 || r.Cache.Scope != "public" {
 					t.Errorf("cache = %+v, want 1m30s public", r.Cache)
 				}
-				if diff := cmp.Diff([]string{"com.example/thing", mcp.TasksExtension}, r.Extensions); diff != "" {
+				if diff := cmp.Diff([]string{"com.example/thing", mcp.SkillsExtension, mcp.TasksExtension}, r.Extensions); diff != "" {
 					t.Errorf("extensions (-want +got):\n%s", diff)
 				}
 				if r.Transport != "streamable-http" || r.Exit != nil {
@@ -357,7 +357,7 @@ func TestDiscoverSendsHeaders(t *testing.T) {
 		t.Errorf("with the headers: exit %d\n%s", code, out)
 	}
 	code, out, _ = runDiscover(t, ts.URL)
-	if code != exitNotMCP || !strings.Contains(out, `the server answered HTTP 401: if it needs credentials, pass them with --header "Authorization: Bearer TOKEN"`) {
+	if code != exitNotMCP || !strings.Contains(out, `the server answered HTTP 401: if it needs credentials, log in with --auth or pass a token with --header "Authorization: Bearer TOKEN"`) {
 		t.Errorf("without them: exit %d, want %d and a hint about --header:\n%s", code, exitNotMCP, out)
 	}
 }

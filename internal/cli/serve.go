@@ -34,6 +34,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // authorization server.
 type authFlags struct {
 	issuer, jwks, audience, scopes string
+	whoamiScopes                   string
 	protectDiscover                bool
 }
 
@@ -43,10 +44,15 @@ func (a *authFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.audience, "auth-audience", "", "canonical `URI` of this server that tokens must name in aud (default: the served URL)")
 	fs.StringVar(&a.scopes, "auth-scopes", "", "`SCOPES` (comma- or space-separated) every request needs; advertised as scopes_supported")
 	fs.BoolVar(&a.protectDiscover, "auth-protect-discover", false, "require a token for server/discover too (default: public)")
+	fs.StringVar(&a.whoamiScopes, "auth-whoami-scopes", "", "`SCOPES` the whoami tool needs on top of --auth-scopes (a call without them gets 403 insufficient_scope: try step-up authorization)")
 }
 
 func (a *authFlags) any() bool {
-	return a.issuer != "" || a.jwks != "" || a.audience != "" || a.scopes != "" || a.protectDiscover
+	return a.issuer != "" || a.jwks != "" || a.audience != "" || a.scopes != "" || a.protectDiscover || a.whoamiScopes != ""
+}
+
+func splitScopes(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 // options returns the AuthOptions for a server served at url.
@@ -62,7 +68,7 @@ func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, e
 	if err != nil {
 		return nil, nil, err
 	}
-	scopes := strings.FieldsFunc(a.scopes, func(r rune) bool { return r == ',' || r == ' ' })
+	scopes := splitScopes(a.scopes)
 	return &mcp.AuthOptions{
 		Verifier:             v,
 		Resource:             aud,
@@ -84,6 +90,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
 	auth.register(fs)
+	var skillsOpts skillsFlags
+	skillsOpts.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -124,6 +132,10 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return 2
 		}
 		s := demo.New(opts)
+		if err := skillsOpts.apply(s, log); err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+			return 2
+		}
 		// Requests are served on their own context, so that on a signal
 		// listen streams first end with their graceful result
 		// (Server.Shutdown), and only then is everything else cancelled.
@@ -173,6 +185,13 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		cancel()
 	}
 	s := demo.New(opts)
+	if sc := splitScopes(auth.whoamiScopes); len(sc) > 0 {
+		demo.AddWhoami(s, sc...)
+	}
+	if err := skillsOpts.apply(s, log); err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+		return 2
+	}
 	hs := s.NewHTTPServer(*addr, *path)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	if opts.Auth != nil {

@@ -9,8 +9,12 @@ import (
 
 // addWhoami registers the whoami tool, which shows what a protected server
 // knows about its caller (see docs/auth.md).
-func addWhoami(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Tells who the caller is, as the server's authorization sees it: the token's subject, client and scopes, or anonymous."},
+func addWhoami(s *mcp.Server) { AddWhoami(s) }
+
+// AddWhoami registers (or replaces) the whoami tool, requiring scopes of
+// callers with a token (mcpkit serve --auth-whoami-scopes).
+func AddWhoami(s *mcp.Server, scopes ...string) {
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "Tells who the caller is, as the server's authorization sees it: the token's subject, client and scopes, or anonymous.", Scopes: scopes},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			p := req.Info.Principal
 			if p == nil {

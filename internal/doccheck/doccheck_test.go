@@ -1,0 +1,151 @@
+package doccheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// repoRoot is the repository's root directory (tests run in internal/doccheck).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("repository root not found: %v", err)
+	}
+	return root
+}
+
+// nestedModules lists the nested modules right below root (directories with a go.mod).
+func nestedModules(t *testing.T, root string) []string {
+	t.Helper()
+	mods, err := filepath.Glob(filepath.Join(root, "*", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range mods {
+		out = append(out, filepath.Base(filepath.Dir(m)))
+	}
+	return out
+}
+
+func allBlocks(t *testing.T) (string, []Block) {
+	t.Helper()
+	root := repoRoot(t)
+	blocks, err := All(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, blocks
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    []Block
+		wantErr string
+	}{
+		{
+			name: "blocks with and without directives",
+			in: "# T\n\n```go\npackage main\n```\n\n<!-- doccheck: fragment -->\n```go\nx := 1\n```\n" +
+				"<!-- doccheck: skip pseudo-code -->\n~~~text\na\n```\nb\n~~~\n",
+			want: []Block{
+				{File: "f.md", Line: 3, Lang: "go", Text: "package main\n"},
+				{File: "f.md", Line: 8, Lang: "go", Directive: "fragment", Text: "x := 1\n"},
+				{File: "f.md", Line: 12, Lang: "text", Directive: "skip", Arg: "pseudo-code", Text: "a\n```\nb\n"},
+			},
+		},
+		{name: "unknown directive", in: "<!-- doccheck: frgment -->\n```go\n```\n", wantErr: "unknown doccheck directive"},
+		{name: "skip without a reason", in: "<!-- doccheck: skip -->\n```go\n```\n", wantErr: "needs an argument"},
+		{name: "directive away from its block", in: "<!-- doccheck: fragment -->\n\ntext\n```go\n```\n", wantErr: "not right before"},
+		{name: "two directives", in: "<!-- doccheck: fragment -->\n<!-- doccheck: fragment -->\n```go\n```\n", wantErr: "two doccheck directives"},
+		{name: "unclosed block", in: "```go\npackage main\n", wantErr: "never closed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse("f.md", tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Parse (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseFragment(t *testing.T) {
+	for _, ok := range []string{"x := 1\nfmt.Println(x)\n", "import \"fmt\"\n\nfmt.Println(1)\n", "type T struct{}\nfunc (T) M() {}\n", "var v = 1\n"} {
+		if err := ParseFragment(ok); err != nil {
+			t.Errorf("ParseFragment(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"x := \n", "func (\n", "}"} {
+		if err := ParseFragment(bad); err == nil {
+			t.Errorf("ParseFragment(%q) = nil, want an error", bad)
+		}
+	}
+}
+
+// TestGoBlocks compiles (type-checks and vets) every Go block of README.md and docs/*.md that
+// has a package clause, in a module outside the repository that requires mcpkit through a
+// replace line, and parses every fragment.
+func TestGoBlocks(t *testing.T) {
+	root, blocks := allBlocks(t)
+	var code []Block
+	for _, b := range blocks {
+		if b.Lang != "go" {
+			continue
+		}
+		switch b.Directive {
+		case "skip":
+			continue
+		case "fragment":
+			if err := ParseFragment(b.Text); err != nil {
+				t.Errorf("%s: fragment: %v", b, err)
+			}
+			continue
+		case "transcript", "script":
+			t.Errorf("%s: a Go block cannot be a %s", b, b.Directive)
+			continue
+		}
+		if PackageName(b.Text) == "" {
+			t.Errorf("%s: a Go block without a package clause: make it a whole file, or mark it <!-- doccheck: fragment -->", b)
+			continue
+		}
+		if b.Directive == "program" && PackageName(b.Text) != "main" {
+			t.Errorf("%s: program %s is package %s, want main", b, b.Arg, PackageName(b.Text))
+		}
+		code = append(code, b)
+	}
+	if len(code) == 0 {
+		t.Fatal("no Go block with a package clause found: the check would check nothing")
+	}
+	m, err := NewModule(t.TempDir(), root, NestedImports(code, nestedModules(t, root)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range code {
+		if _, err := m.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := m.Vet(); err != nil {
+		t.Fatalf("go vet of the %d Go blocks: %v\n%s", len(code), err, out)
+	}
+	t.Logf("%d Go blocks compiled and vetted", len(code))
+}

@@ -1,0 +1,242 @@
+package doccheck
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpkit/mcpkit/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite the transcripts of the docs from the real runs")
+
+// TestGettingStarted follows the README's "Getting started" as a new user would, in a module
+// outside the repository: it runs the shell block (go mod init, the replace line, go get) with
+// the repository as ../mcpkit, writes the README's main.go, builds it, serves it on HTTP, calls
+// its tool with `mcpkit call` as the README shows, stops it with SIGTERM and checks the
+// transcript; then it does the same on stdio.
+func TestGettingStarted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module outside the repository; not in -short")
+	}
+	root, blocks := allBlocks(t)
+	script, err := Named(blocks, "script", "getting-started")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Named(blocks, "program", "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript, err := Named(blocks, "transcript", "getting-started")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	work := t.TempDir()
+	if err := os.Symlink(root, filepath.Join(work, "mcpkit")); err != nil {
+		t.Fatal(err)
+	}
+	sh := exec.Command("sh", "-e", "-c", script.Text)
+	sh.Dir = work
+	sh.Env = Env()
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("%s: the Getting started commands failed: %v\n%s", script, err, out)
+	}
+	hello := filepath.Join(work, "hello")
+	gomod, err := os.ReadFile(filepath.Join(hello, "go.mod"))
+	if err != nil {
+		t.Fatalf("%s: the commands made no module in hello/: %v", script, err)
+	}
+	if !strings.Contains(string(gomod), "github.com/mcpkit/mcpkit ") {
+		t.Fatalf("hello/go.mod does not require mcpkit:\n%s", gomod)
+	}
+	if err := os.WriteFile(filepath.Join(hello, "main.go"), []byte(prog.Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "hello")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = hello
+	build.Env = Env()
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%s: go build: %v\n%s", prog, err, out)
+	}
+
+	steps, err := ParseTranscript(transcript.Text)
+	if err != nil {
+		t.Fatalf("%s: %v", transcript, err)
+	}
+	if len(steps) != 3 || !strings.Contains(steps[0].Cmd, "./hello &") || !strings.Contains(steps[1].Cmd, " call ") || !strings.HasPrefix(steps[2].Cmd, "kill ") {
+		t.Fatalf("%s: want three commands (start ./hello in the background, mcpkit call, kill), got %q", transcript, steps)
+	}
+
+	t.Run("http", func(t *testing.T) {
+		srv := exec.Command(bin, "-addr", "127.0.0.1:0")
+		stderr, err := srv.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+		lines := make(chan string, 16)
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		var first string
+		select {
+		case first = <-lines:
+		case <-time.After(30 * time.Second):
+			t.Fatal("./hello printed nothing within 30 s")
+		}
+		url := regexp.MustCompile(`http://\S+/mcp`).FindString(first)
+		if url == "" {
+			t.Fatalf("./hello's first line names no URL: %q", first)
+		}
+
+		// The call, with the arguments of the README's command line.
+		args := shellWords(t, steps[1].Cmd)
+		i := indexOf(args, "call")
+		if i < 0 || len(args) < i+3 {
+			t.Fatalf("cannot read the call command %q", steps[1].Cmd)
+		}
+		callArgs := append([]string{"call", url}, args[i+2:]...)
+		var out, errOut bytes.Buffer
+		if code := cli.Run(callArgs, strings.NewReader(""), &out, &errOut, nil); code != 0 {
+			t.Fatalf("mcpkit %q: exit %d\n%s", callArgs, code, errOut.String())
+		}
+
+		if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		var rest strings.Builder
+		for l := range lines {
+			rest.WriteString(l + "\n")
+		}
+		if err := srv.Wait(); err != nil {
+			t.Fatalf("./hello after SIGTERM: %v (want exit 0)\n%s", err, rest.String())
+		}
+		got := []Step{
+			{Cmd: steps[0].Cmd, Out: first + "\n"},
+			{Cmd: steps[1].Cmd, Out: out.String()},
+			{Cmd: steps[2].Cmd, Out: rest.String()},
+		}
+		checkTranscript(t, root, transcript, Render(got))
+	})
+
+	t.Run("stdio", func(t *testing.T) {
+		// mcpkit call spawns the server, calls the tool, closes its stdin: it exits at the end
+		// of its input.
+		var out, errOut bytes.Buffer
+		args := []string{"call", "greet", `{"name":"Ada"}`, "--", bin, "-stdio"}
+		if code := cli.Run(args, strings.NewReader(""), &out, &errOut, nil); code != 0 {
+			t.Fatalf("mcpkit %q: exit %d\n%s", args, code, errOut.String())
+		}
+		if got, want := out.String(), "Hello, Ada!\n"; got != want {
+			t.Errorf("mcpkit call over stdio printed %q, want %q", got, want)
+		}
+
+		// A signal while stdin is still open ends it too, with exit 0.
+		srv := exec.Command(bin, "-stdio")
+		stdin, err := srv.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := srv.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stdin.Close(); srv.Process.Kill(); srv.Wait() })
+		// One request answered shows it serves before it is signalled.
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`+"\n")
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || !strings.Contains(line, `"supportedVersions"`) {
+			t.Fatalf("server/discover on stdio: %q, %v", line, err)
+		}
+		if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Wait(); err != nil {
+			t.Fatalf("./hello -stdio after SIGTERM: %v (want exit 0)", err)
+		}
+	})
+}
+
+// checkTranscript compares a transcript block with the output of the real run, normalised,
+// and rewrites the block with -update.
+func checkTranscript(t *testing.T, root string, b Block, got string) {
+	t.Helper()
+	if Normalize(got) == Normalize(b.Text) {
+		return
+	}
+	if *update {
+		if err := Rewrite(root, b, got); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: rewritten from the real run", b)
+		return
+	}
+	t.Errorf("%s: transcript %s drifted from the real run (normalised, -doc +run; go test ./internal/doccheck -update rewrites it):\n%s",
+		b, b.Arg, cmp.Diff(strings.Split(Normalize(b.Text), "\n"), strings.Split(Normalize(got), "\n")))
+}
+
+// shellWords splits a command line into words: blanks separate, single quotes group.
+func shellWords(t *testing.T, s string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,261 @@
+// Package otel traces and measures MCP servers built with
+// github.com/mcpkit/mcpkit/mcp by the OpenTelemetry semantic conventions
+// for MCP: a SERVER span per request, named "{mcp.method.name} {target}"
+// (the tool or prompt name), with mcp.method.name, mcp.protocol.version,
+// mcp.session.id (legacy sessions), mcp.resource.uri, jsonrpc.request.id,
+// gen_ai.tool.name, gen_ai.prompt.name, gen_ai.operation.name,
+// error.type, rpc.response.status_code, network.transport and the server
+// address and port; and the mcp.server.operation.duration and
+// mcp.server.session.duration histograms.
+//
+// The span joins the caller's trace: its parent is the W3C trace context
+// (traceparent, tracestate) and baggage that the request carries in
+// params._meta, as revision 2026-07-28 reserves them, and otherwise the
+// span in the request's context (from an HTTP middleware, say). The span's
+// context is the handler's ctx, so the application's own spans nest under
+// it.
+//
+// It lives in its own module so that the core keeps no OpenTelemetry
+// dependency. It uses the OpenTelemetry Go API; the application chooses
+// the SDK and exporters (or sets the global providers).
+package otel
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	gotel "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// ScopeName is the instrumentation scope of the tracer and meter.
+const ScopeName = "github.com/mcpkit/mcpkit/otel"
+
+// Options configures the interceptors. The zero value uses the global
+// providers and the W3C propagators.
+type Options struct {
+	// TracerProvider makes the tracer. Default: the global one
+	// (go.opentelemetry.io/otel.GetTracerProvider).
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the meter. Default: the global one.
+	MeterProvider metric.MeterProvider
+	// Propagator reads (server) and writes (client) the trace context in
+	// _meta. Default: W3C Trace Context and Baggage, which is what the
+	// MCP specification names.
+	Propagator propagation.TextMapPropagator
+}
+
+func (o *Options) defaults() Options {
+	var d Options
+	if o != nil {
+		d = *o
+	}
+	if d.TracerProvider == nil {
+		d.TracerProvider = gotel.GetTracerProvider()
+	}
+	if d.MeterProvider == nil {
+		d.MeterProvider = gotel.GetMeterProvider()
+	}
+	if d.Propagator == nil {
+		d.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
+	return d
+}
+
+// metaCarrier reads a request's _meta as a TextMapCarrier.
+type metaCarrier mcp.RequestMeta
+
+func (c metaCarrier) Get(key string) string { return mcp.RequestMeta(c).String(key) }
+func (c metaCarrier) Set(string, string)    {} // read-only: a request's _meta
+func (c metaCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// server holds the instruments of ServerInterceptor.
+type server struct {
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+	op       mcpconv.ServerOperationDuration
+	sessions mcpconv.ServerSessionDuration
+}
+
+// ServerInterceptor returns an interceptor (for mcp.ServerOptions.Interceptors)
+// that traces and measures every call by the MCP semantic conventions.
+// opts may be nil. Put it first, so that the spans cover the other
+// interceptors too.
+//
+// Requests are SERVER spans. The background run of a task is an INTERNAL
+// span (attribute mcpkit.task.id) parented on the trace context of the
+// tools/call that created it, and a request the server sends a legacy
+// client (elicitation, sampling, roots) is a CLIENT span nested in the
+// call that asked. Legacy sessions are measured from initialize to their
+// end.
+func ServerInterceptor(opts *Options) mcp.Interceptor {
+	o := opts.defaults()
+	meter := o.MeterProvider.Meter(ScopeName)
+	s := &server{tracer: o.TracerProvider.Tracer(ScopeName), prop: o.Propagator}
+	var err error
+	if s.op, err = mcpconv.NewServerOperationDuration(meter); err != nil {
+		gotel.Handle(err)
+	}
+	if s.sessions, err = mcpconv.NewServerSessionDuration(meter); err != nil {
+		gotel.Handle(err)
+	}
+	return s.intercept
+}
+
+// target returns the span name's target of c: the tool or prompt name.
+func target(c *mcp.Call) string {
+	switch c.Method {
+	case "tools/call", "prompts/get":
+		return c.Name
+	}
+	return ""
+}
+
+// callAttrs returns the attributes of c that spans and metrics share,
+// and the span-only ones.
+func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly []attribute.KeyValue) {
+	shared = append(shared, semconv.McpMethodNameKey.String(c.Method))
+	switch c.Method {
+	case "tools/call":
+		shared = append(shared, semconv.GenAIToolName(c.Name), semconv.GenAIOperationNameExecuteTool)
+	case "prompts/get":
+		shared = append(shared, semconv.GenAIPromptName(c.Name))
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		spanOnly = append(spanOnly, semconv.McpResourceURI(c.Name))
+	}
+	if v := c.Info.ProtocolVersion; v != "" {
+		shared = append(shared, semconv.McpProtocolVersion(v))
+	}
+	switch c.Transport {
+	case mcp.TransportHTTP:
+		shared = append(shared, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
+		if addr, ok := ctx.Value(http.LocalAddrContextKey).(net.Addr); ok {
+			if host, port, err := net.SplitHostPort(addr.String()); err == nil {
+				spanOnly = append(spanOnly, semconv.ServerAddress(host))
+				if p, err := strconv.Atoi(port); err == nil {
+					spanOnly = append(spanOnly, semconv.ServerPort(p))
+				}
+			}
+		}
+	case mcp.TransportStdio:
+		shared = append(shared, semconv.NetworkTransportPipe)
+	}
+	if c.SessionID != "" {
+		spanOnly = append(spanOnly, semconv.McpSessionID(c.SessionID))
+	}
+	if c.ID.IsValid() {
+		spanOnly = append(spanOnly, semconv.JSONRPCRequestID(idString(c)))
+	}
+	return shared, spanOnly
+}
+
+// idString is the request id as the conventions record it: a string id
+// unquoted, a number as it is.
+func idString(c *mcp.Call) string {
+	raw := c.ID.Raw()
+	if len(raw) > 0 && raw[0] == '"' {
+		if s, err := strconv.Unquote(string(raw)); err == nil {
+			return s
+		}
+	}
+	return string(raw)
+}
+
+// outcomeAttrs returns the error attributes of an outcome, and the span
+// status description ("" on success).
+func outcomeAttrs(o mcp.Outcome) ([]attribute.KeyValue, string) {
+	switch {
+	case o.Err != nil:
+		code := strconv.Itoa(int(o.Err.Code))
+		return []attribute.KeyValue{semconv.ErrorTypeKey.String(code), semconv.RPCResponseStatusCode(code)}, o.Err.Message
+	case o.ToolError:
+		return []attribute.KeyValue{semconv.ErrorTypeKey.String("tool_error")}, "tool_error"
+	}
+	return nil, ""
+}
+
+func (s *server) intercept(ctx context.Context, c *mcp.Call, next mcp.CallHandler) mcp.Outcome {
+	start := time.Now()
+	kind := trace.SpanKindServer
+	switch c.Phase {
+	case mcp.PhaseTaskRun:
+		kind = trace.SpanKindInternal
+	case mcp.PhaseClientRequest:
+		kind = trace.SpanKindClient
+	}
+	if kind != trace.SpanKindClient && c.Info.Meta != nil {
+		ctx = s.prop.Extract(ctx, metaCarrier(c.Info.Meta))
+	}
+	shared, spanOnly := callAttrs(ctx, c)
+	if c.Phase == mcp.PhaseTaskRun {
+		spanOnly = append(spanOnly, attribute.String("mcpkit.task.id", c.TaskID))
+	}
+	name := c.Method
+	if t := target(c); t != "" {
+		name += " " + t
+	}
+	ctx, span := s.tracer.Start(ctx, name, trace.WithSpanKind(kind),
+		trace.WithAttributes(shared...), trace.WithAttributes(spanOnly...))
+	o := next(ctx, c)
+	errAttrs, desc := outcomeAttrs(o)
+	if desc != "" {
+		span.SetAttributes(errAttrs...)
+		span.SetStatus(codes.Error, desc)
+	}
+	span.End()
+	if c.Phase == mcp.PhaseRequest {
+		attrs := append(shared[1:len(shared):len(shared)], errAttrs...)
+		s.op.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(c.Method), attrs...)
+	}
+	if c.Method == "initialize" && o.Err == nil {
+		s.watchSession(c, start)
+	}
+	return o
+}
+
+// watchSession records mcp.server.session.duration when the legacy
+// session that c initialized ends.
+func (s *server) watchSession(c *mcp.Call, start time.Time) {
+	done := c.SessionDone()
+	if done == nil {
+		return
+	}
+	var attrs []attribute.KeyValue
+	if v := c.Info.ProtocolVersion; v != "" {
+		attrs = append(attrs, semconv.McpProtocolVersion(v))
+	}
+	switch c.Transport {
+	case mcp.TransportHTTP:
+		attrs = append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
+	case mcp.TransportStdio:
+		attrs = append(attrs, semconv.NetworkTransportPipe)
+	}
+	go func() {
+		<-done
+		s.sessions.Record(context.Background(), time.Since(start).Seconds(), attrs...)
+		if f := sessionRecorded; f != nil {
+			f()
+		}
+	}()
+}
+
+// sessionRecorded, when set (by tests), is called after a session's
+// duration is recorded.
+var sessionRecorded func()

@@ -1,0 +1,251 @@
+package otel_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpkit/mcpkit/mcp"
+	mcpotel "github.com/mcpkit/mcpkit/otel"
+)
+
+const (
+	traceID      = "0af7651916cd43dd8448eb211c80319c"
+	parentSpanID = "b7ad6b7169203331"
+	traceparent  = "00-" + traceID + "-" + parentSpanID + "-01"
+)
+
+// harness is a server with the otel interceptor on an in-memory span
+// recorder and a manual metric reader, and a "lookup" tool that starts a
+// child span of its own from its ctx.
+type harness struct {
+	s       *mcp.Server
+	spans   *tracetest.SpanRecorder
+	metrics *sdkmetric.ManualReader
+}
+
+func newHarness(t *testing.T) *harness {
+	h := &harness{spans: tracetest.NewSpanRecorder(), metrics: sdkmetric.NewManualReader()}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(h.spans))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.metrics))
+	t.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+	h.s = mcp.NewServer(&mcp.ServerOptions{Interceptors: []mcp.Interceptor{
+		mcpotel.ServerInterceptor(&mcpotel.Options{TracerProvider: tp, MeterProvider: mp}),
+	}})
+	app := tp.Tracer("app")
+	mcp.AddTool(h.s, &mcp.Tool{Name: "lookup", Description: "Looks up."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		_, span := app.Start(ctx, "db query")
+		span.End()
+		return "found", nil
+	})
+	return h
+}
+
+// spanView is what the tests assert of a span.
+type spanView struct {
+	Name     string
+	Kind     trace.SpanKind
+	TraceID  string
+	ParentID string
+	Attrs    map[string]string
+	Status   codes.Code
+}
+
+func view(s sdktrace.ReadOnlySpan) spanView {
+	v := spanView{Name: s.Name(), Kind: s.SpanKind(), TraceID: s.SpanContext().TraceID().String(),
+		ParentID: s.Parent().SpanID().String(), Attrs: map[string]string{}, Status: s.Status().Code}
+	for _, a := range s.Attributes() {
+		v.Attrs[string(a.Key)] = a.Value.Emit()
+	}
+	return v
+}
+
+// checkToolCallTree checks the two spans of a lookup call: the SERVER
+// span, child of the caller's span, and the application's span under it.
+// Spans that ended before skip (a handshake's) are not part of the tree.
+func checkToolCallTree(t *testing.T, h *harness, skip int, wantAttrs map[string]string) {
+	t.Helper()
+	ended := h.spans.Ended()
+	if len(ended) != skip+2 {
+		t.Fatalf("got %d spans, want %d", len(ended), skip+2)
+	}
+	app, srv := ended[skip], ended[skip+1]
+	want := spanView{Name: "tools/call lookup", Kind: trace.SpanKindServer, TraceID: traceID, ParentID: parentSpanID, Attrs: wantAttrs}
+	if diff := cmp.Diff(want, view(srv)); diff != "" {
+		t.Errorf("server span (-want +got):\n%s", diff)
+	}
+	if got := view(app); got.TraceID != traceID || got.ParentID != srv.SpanContext().SpanID().String() {
+		t.Errorf("application span: trace %s parent %s, want trace %s parent %s (the server span)", got.TraceID, got.ParentID, traceID, srv.SpanContext().SpanID())
+	}
+}
+
+func callBody(id int, meta string) string {
+	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"lookup","arguments":{},"_meta":{` + meta + `}}}`
+}
+
+const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"traceparent":"` + traceparent + `","baggage":"k=v"`
+
+func TestSpanTreeHTTP(t *testing.T) {
+	h := newHarness(t)
+	srv := httptest.NewServer(h.s)
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(callBody(9, modernMeta)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", mcp.LatestVersion)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "lookup")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	checkToolCallTree(t, h, 0, map[string]string{
+		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
+		"mcp.protocol.version": "2026-07-28", "jsonrpc.request.id": "9", "network.transport": "tcp",
+		"network.protocol.name": "http", "server.address": host, "server.port": port,
+	})
+	checkOperationMetric(t, h, map[string]string{
+		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
+		"mcp.protocol.version": "2026-07-28", "network.transport": "tcp", "network.protocol.name": "http",
+	})
+}
+
+func TestSpanTreeStdio(t *testing.T) {
+	h := newHarness(t)
+	var out strings.Builder
+	if err := h.s.ServeStdio(context.Background(), strings.NewReader(callBody(4, modernMeta)+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	checkToolCallTree(t, h, 0, map[string]string{
+		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
+		"mcp.protocol.version": "2026-07-28", "jsonrpc.request.id": "4", "network.transport": "pipe",
+	})
+}
+
+// TestSpanTreeLegacySession runs a 2025-11-25 session over Streamable HTTP:
+// initialize, then a tools/call with the trace context in _meta; the
+// span carries mcp.session.id, and the session's end records
+// mcp.server.session.duration.
+func TestSpanTreeLegacySession(t *testing.T) {
+	recorded := make(chan struct{}, 1)
+	mcpotel.SetSessionRecorded(func() { recorded <- struct{}{} })
+	defer mcpotel.SetSessionRecorded(nil)
+	h := newHarness(t)
+	srv := httptest.NewServer(h.s)
+	defer srv.Close()
+	post := func(body, session string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no session id")
+	}
+	resp = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
+	resp.Body.Close()
+	skip := len(h.spans.Ended())
+	resp = post(callBody(2, `"traceparent":"`+traceparent+`"`), sid)
+	br := bufio.NewReader(resp.Body)
+	io.Copy(io.Discard, br)
+	resp.Body.Close()
+	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	checkToolCallTree(t, h, skip, map[string]string{
+		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
+		"mcp.protocol.version": "2025-11-25", "mcp.session.id": sid, "jsonrpc.request.id": "2",
+		"network.transport": "tcp", "network.protocol.name": "http", "server.address": host, "server.port": port,
+	})
+	// End the session: DELETE.
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	dr, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr.Body.Close()
+	// The duration is recorded by a goroutine when the session ends.
+	select {
+	case <-recorded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp.server.session.duration not recorded after the session ended")
+	}
+	want := map[string]string{"mcp.protocol.version": "2025-11-25", "network.transport": "tcp", "network.protocol.name": "http"}
+	if diff := cmp.Diff(want, findMetric(t, h, "mcp.server.session.duration")); diff != "" {
+		t.Errorf("session duration attributes (-want +got):\n%s", diff)
+	}
+}
+
+// findMetric collects the metrics and returns the attributes of the one
+// histogram point of the named metric (nil when there is none).
+func findMetric(t *testing.T, h *harness, name string) map[string]string {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := h.metrics.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != name {
+				continue
+			}
+			hist, ok := m.Data.(metricdata.Histogram[float64])
+			if !ok || len(hist.DataPoints) != 1 {
+				t.Fatalf("%s: %T with %d points, want one float64 histogram point", name, m.Data, len(hist.DataPoints))
+			}
+			if m.Unit != "s" {
+				t.Errorf("%s: unit %q, want s", name, m.Unit)
+			}
+			return attrMap(hist.DataPoints[0].Attributes.ToSlice())
+		}
+	}
+	return nil
+}
+
+func attrMap(kvs []attribute.KeyValue) map[string]string {
+	m := map[string]string{}
+	for _, a := range kvs {
+		m[string(a.Key)] = a.Value.Emit()
+	}
+	return m
+}
+
+// checkOperationMetric checks the one mcp.server.operation.duration point.
+func checkOperationMetric(t *testing.T, h *harness, want map[string]string) {
+	t.Helper()
+	if diff := cmp.Diff(want, findMetric(t, h, "mcp.server.operation.duration")); diff != "" {
+		t.Errorf("operation duration attributes (-want +got):\n%s", diff)
+	}
+}
