@@ -684,3 +684,31 @@ func TestLegacyResourceUpdated(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyNoTaskChanges: a task change published on the Bus (by a task of
+// any principal, here or on another replica) reaches no legacy session:
+// they have no tasks, and notifications/tasks is not a 2025-11-25 message.
+func TestLegacyNoTaskChanges(t *testing.T) {
+	s := NewServer(nil)
+	longWindow(t, s)
+	AddTool(s, &Tool{Name: "a", Description: "A."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	c := newLegacyHTTP(t, s)
+	get := c.do(context.Background(), http.MethodGet, "")
+	defer get.Body.Close()
+	events := readEvents(get.Body)
+	if ev := next(t, events); ev.data != "" {
+		t.Fatalf("first event %+v, want priming", ev)
+	}
+	// Each change is broadcast on its own goroutine: two list changes
+	// after the task change give it time to arrive, if it is sent at all.
+	for i, name := range []string{"b", "c"} {
+		s.bus.Publish(Change{Kind: TaskChanged, TaskID: "task-of-someone-else"})
+		AddTool(s, &Tool{Name: name, Description: "More."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+		if i > 0 {
+			endWindow(s) // the first change is announced at once, later ones when the window ends
+		}
+		if m := decodeEvent(t, next(t, events)); m.Method != "notifications/tools/list_changed" {
+			t.Fatalf("event %d: got %+v, want only notifications/tools/list_changed", i, m)
+		}
+	}
+}

@@ -252,6 +252,26 @@ func (l *listeners) deliver(c Change) {
 	}
 }
 
+// gracefulEnder is implemented by Notifiers whose transport ends listen
+// streams gracefully on its own (stdio at the end of input).
+type gracefulEnder interface{ onGracefulEnd(func()) }
+
+// endGracefully ends one stream as Shutdown ends them all: what waits is
+// delivered, then the completion result.
+func (l *listeners) endGracefully(sub *subscription) {
+	sub.mu.Lock()
+	if sub.end == subOpen {
+		sub.end = subClosing
+	}
+	ps := sub.scheduleLocked()
+	sub.mu.Unlock()
+	if ps != nil {
+		l.writers.add(ps)
+	} else {
+		sub.signal()
+	}
+}
+
 // shutdownListen ends every open subscriptions/listen stream gracefully
 // and waits for their handlers, or for ctx (see Shutdown).
 func (s *Server) shutdownListen(ctx context.Context) error {
@@ -417,6 +437,9 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	}
 	if err := l.open(sub); err != nil {
 		return nil, err
+	}
+	if g, ok := x.notifier.(gracefulEnder); ok {
+		g.onGracefulEnd(func() { l.endGracefully(sub) })
 	}
 
 	// The stream keeps the tag, with room for a short change after it;

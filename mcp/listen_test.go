@@ -495,8 +495,10 @@ var cmpSorted = cmp.Transformer("sorted", func(in []string) []string {
 	return out
 })
 
-// At the end of input, listen streams end at once (their client is gone)
-// instead of holding ServeStdio for the drain time.
+// At the end of input, listen streams end at once with their completion
+// result (a client closing its end of the pipe, or killed with its process
+// group as the server is signalled, still reads it), instead of holding
+// ServeStdio for the drain time.
 func TestListenStdioEOF(t *testing.T) {
 	s, _ := listenServer(t, nil)
 	c := startStdio(t, s, context.Background())
@@ -504,6 +506,9 @@ func TestListenStdioEOF(t *testing.T) {
 	c.next(t)
 	start := time.Now()
 	c.in.Close()
+	if got, want := c.next(t), `{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"listen","version":"1.0.0"},"io.modelcontextprotocol/subscriptionId":1}}}`; got != want {
+		t.Errorf("at the end of input:\ngot  %s\nwant %s", got, want)
+	}
 	select {
 	case err := <-c.done:
 		if err != nil {

@@ -42,7 +42,8 @@ var stdioDrainTimeout = 5 * time.Second
 // oversized line gets an error response and serving goes on.
 // notifications/cancelled cancels the named request, whose response is then
 // not sent. When r ends, subscriptions/listen streams end at once (their
-// client is gone) and other in-flight requests get a few seconds to finish
+// client is done) with their completion result, and other in-flight
+// requests get a few seconds to finish
 // before they are cancelled; ServeStdio returns once they are done. It
 // returns nil at the end of input.
 //
@@ -226,7 +227,8 @@ func (c *stdioConn) stop() {
 // stdioCall is one request in flight on a stdio connection.
 type stdioCall struct {
 	cancel    context.CancelFunc
-	listen    bool // a subscriptions/listen stream
+	listen    bool   // a subscriptions/listen stream
+	finish    func() // ends the listen stream gracefully; set once it is open
 	mu        sync.Mutex
 	cancelled bool
 	done      bool
@@ -237,6 +239,14 @@ type stdioNotifier struct {
 	c    *stdioConn
 	call *stdioCall
 	sess *session // the legacy session, nil for modern requests
+}
+
+// onGracefulEnd records how to end the call's listen stream with its
+// completion result (openListen calls it).
+func (n stdioNotifier) onGracefulEnd(f func()) {
+	n.call.mu.Lock()
+	n.call.finish = f
+	n.call.mu.Unlock()
 }
 
 func (n stdioNotifier) Notify(msg []byte) {
@@ -519,7 +529,10 @@ func (call *stdioCall) abandon() {
 	call.cancel()
 }
 
-// endListens abandons every listen stream: the client is gone.
+// endListens ends every listen stream at the end of input: with its
+// completion result, which a client that closed only its end of the pipe
+// still reads (it may also be signalling the server to stop, and the
+// result must not be lost to the race), or abandoned before it is open.
 func (c *stdioConn) endListens() {
 	c.mu.Lock()
 	var ls []*stdioCall
@@ -530,6 +543,13 @@ func (c *stdioConn) endListens() {
 	}
 	c.mu.Unlock()
 	for _, call := range ls {
-		call.abandon()
+		call.mu.Lock()
+		finish := call.finish
+		call.mu.Unlock()
+		if finish != nil {
+			finish()
+		} else {
+			call.abandon()
+		}
 	}
 }

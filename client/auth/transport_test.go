@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -430,4 +432,55 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestConcurrentRequestsShareOneAuthorization(t *testing.T) {
+	a := newTestAS(t)
+	tr, h := newTransport(t, a, nil)
+	c := tr.Client()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			resp, err := post(t, c, a.mcpURL(), "tools/list")
+			if err == nil && resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if h.calls != 1 || a.registrations != 1 {
+		t.Errorf("interactions = %d, registrations = %d; want one authorization for all", h.calls, a.registrations)
+	}
+}
+
+// BenchmarkRoundTripWithToken measures what the transport adds to a
+// request once it has a token.
+func BenchmarkRoundTripWithToken(b *testing.B) {
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer rs.Close()
+	store := &MemoryStore{}
+	store.Save(context.Background(), rs.URL+"/mcp", &Entry{Token: &Token{AccessToken: "tok", TokenType: "Bearer", Resource: rs.URL + "/mcp"}})
+	tr, err := NewTransport(rs.URL+"/mcp", Options{Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := tr.Client()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, rs.URL+"/mcp", bytes.NewReader(body))
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+	}
 }

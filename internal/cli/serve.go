@@ -91,6 +91,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
 	auth.register(fs)
+	var skillsOpts skillsFlags
+	skillsOpts.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -146,6 +148,10 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return 2
 		}
 		s := demo.New(opts)
+		if err := skillsOpts.apply(s, log); err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+			return 2
+		}
 		// Requests are served on their own context, so that on a signal
 		// listen streams first end with their graceful result
 		// (Server.Shutdown), and only then is everything else cancelled.
@@ -197,6 +203,10 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	s := demo.New(opts)
 	if sc := splitScopes(auth.whoamiScopes); len(sc) > 0 {
 		demo.AddWhoami(s, sc...)
+	}
+	if err := skillsOpts.apply(s, log); err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+		return 2
 	}
 	hs := s.NewHTTPServer(*addr, *path)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)

@@ -169,28 +169,35 @@ func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 			t.Errorf("serve took %v to exit with a listen stream open", d)
 		}
 	})
-	t.Run("stdio", func(t *testing.T) {
-		cmd := exec.Command(bin, "serve", "--stdio")
-		stdin, _ := cmd.StdinPipe()
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer cmd.Process.Kill()
-		io.WriteString(stdin, listenReq+"\n")
-		lines := bufio.NewScanner(stdout)
-		if !lines.Scan() || !strings.Contains(lines.Text(), "acknowledged") {
-			t.Fatalf("first line %q", lines.Text())
-		}
-		cmd.Process.Signal(syscall.SIGTERM)
-		if !lines.Scan() {
-			t.Fatal("no line after SIGTERM")
-		}
-		wantGraceful(t, lines.Text())
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve --stdio exited with %v after SIGTERM, want 0", err)
-		}
-	})
+	for _, closeInput := range []bool{false, true} {
+		t.Run(map[bool]string{false: "stdio", true: "stdio, input closed with the signal"}[closeInput], func(t *testing.T) {
+			cmd := exec.Command(bin, "serve", "--stdio")
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			io.WriteString(stdin, listenReq+"\n")
+			lines := bufio.NewScanner(stdout)
+			if !lines.Scan() || !strings.Contains(lines.Text(), "acknowledged") {
+				t.Fatalf("first line %q", lines.Text())
+			}
+			if closeInput {
+				// A client killed with its process group: its end of the
+				// pipe closes as the signal arrives.
+				stdin.Close()
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			if !lines.Scan() {
+				t.Fatal("no line after SIGTERM")
+			}
+			wantGraceful(t, lines.Text())
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("serve --stdio exited with %v after SIGTERM, want 0", err)
+			}
+		})
+	}
 }
 
 // The core build refuses --redis and says which build has it.

@@ -44,6 +44,8 @@ type HTTPConn struct {
 	mu        sync.Mutex
 	sessionID string // legacy Mcp-Session-Id
 	version   string // legacy MCP-Protocol-Version after initialize
+	// standalone stops the legacy session's GET stream.
+	standalone context.CancelFunc
 }
 
 // DialHTTP returns a connection to the MCP endpoint at url. It does not
@@ -84,6 +86,9 @@ func (c *HTTPConn) SessionID() string {
 // RoundTrip implements Conn.
 func (c *HTTPConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
+	if req.OnID != nil {
+		req.OnID(id)
+	}
 	body := jsonrpc.AppendRequest(nil, id, req.Method, req.Params)
 	r, err := c.postReq(ctx, id, body, req.Header, req)
 	if err != nil && ctx.Err() != nil && req.Cancel && c.isLegacy() {
@@ -354,6 +359,13 @@ func isEventStream(h http.Header) bool {
 // Close implements Conn. It ends a legacy session with DELETE, as the
 // legacy revisions ask; the reply is ignored.
 func (c *HTTPConn) Close() error {
+	c.mu.Lock()
+	stop := c.standalone
+	c.standalone = nil
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 	if c.SessionID() != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -362,4 +374,116 @@ func (c *HTTPConn) Close() error {
 	}
 	c.client.CloseIdleConnections()
 	return nil
+}
+
+// OpenStandaloneStream opens the GET event stream of a legacy session,
+// on which a legacy server sends the requests and notifications that are
+// not tied to one of the client's requests (an elicitation/create from a
+// tool, a list change). It runs until Close, resuming the stream with
+// Last-Event-ID after a disconnect (waiting the retry the server set,
+// 1s by default, and at most 30s after repeated failures); a server that
+// answers the GET with anything but an event stream (405: it offers
+// none) is not asked again.
+//
+// It returns once the server answered the first GET (a server may send a
+// request on the stream as soon as the next tool runs), or after wait.
+func (c *HTTPConn) OpenStandaloneStream(wait time.Duration) {
+	c.mu.Lock()
+	if c.standalone != nil || c.sessionID == "" && c.version == "" {
+		c.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.standalone = cancel
+	c.mu.Unlock()
+	opened := make(chan struct{})
+	go c.standaloneLoop(ctx, opened)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-opened:
+	case <-t.C:
+	}
+}
+
+func (c *HTTPConn) standaloneLoop(ctx context.Context, opened chan struct{}) {
+	defer func() {
+		if opened != nil {
+			close(opened)
+		}
+	}()
+	lastID, retry := "", int64(-1)
+	failures := 0
+	for ctx.Err() == nil {
+		hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.url, nil)
+		if err != nil {
+			return
+		}
+		c.setHeaders(hr, nil)
+		hr.Header.Set("Accept", "text/event-stream")
+		if lastID != "" {
+			hr.Header.Set("Last-Event-ID", lastID)
+		}
+		resp, err := c.client.Do(hr)
+		if opened != nil {
+			close(opened)
+			opened = nil
+		}
+		if err == nil {
+			if resp.StatusCode != http.StatusOK || !isEventStream(resp.Header) {
+				resp.Body.Close()
+				return
+			}
+			sr := newSSEReader(resp.Body)
+			sr.lastID, sr.retry = lastID, retry
+			var r Reply
+			got := c.readStandalone(ctx, sr, &r)
+			resp.Body.Close()
+			lastID, retry = sr.LastEventID(), sr.Retry()
+			if got {
+				failures = 0
+			}
+		}
+		failures++
+		wait := time.Second
+		if retry >= 0 {
+			wait = time.Duration(retry) * time.Millisecond
+		}
+		wait = min(wait*time.Duration(min(failures, 30)), 30*time.Second)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// readStandalone reads the standalone stream until it ends, reporting
+// whether any event came.
+func (c *HTTPConn) readStandalone(ctx context.Context, sr *sseReader, r *Reply) bool {
+	got := false
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			return got
+		}
+		got = true
+		if ev.Name != "message" {
+			continue
+		}
+		m := parseMessage(ev.Data)
+		switch {
+		case m == nil:
+		case m.IsNotification():
+			c.notify(nil, bytes.Clone(ev.Data), m)
+		case m.IsRequest():
+			go func() {
+				actx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+				defer cancel()
+				c.post(actx, jsonrpc.ID{}, c.answer(actx, m), nil)
+			}()
+		}
+	}
 }

@@ -212,9 +212,11 @@ func (p *prober) discoverRequest(version string) *Request {
 
 func (p *prober) modern(ctx context.Context) (*Session, error) {
 	version := p.opts.Version
-	tried := map[string]bool{}
+	// A version is tried at most twice: a server may reject the first
+	// request once (a version it serves on a later try is still served).
+	tried := map[string]int{}
 	for {
-		tried[version] = true
+		tried[version]++
 		what := "server/discover at " + version
 		r, err := p.roundTrip(ctx, p.conn, p.discoverRequest(version))
 		switch {
@@ -252,7 +254,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 			case IsLegacy(next):
 				p.step(what, r, nil, fmt.Sprintf("a DiscoverResult without %s; the newest version in common, %s, is a legacy one", version, next))
 				return p.legacy(ctx, next)
-			case tried[next]:
+			case tried[next] > 0:
 				p.step(what, r, nil, "a DiscoverResult that leaves out the version it was asked at")
 				return nil, p.fail(Incompatible, nil, "the server's supportedVersions %v leave out %s, which it was asked at", d.SupportedVersions, next)
 			}
@@ -284,7 +286,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 		case IsLegacy(next):
 			p.step(what, r, nil, "UnsupportedProtocolVersion: the newest version in common, "+next+", is a legacy one")
 			return p.legacy(ctx, next)
-		case tried[next]:
+		case tried[next] > 1:
 			p.step(what, r, nil, "UnsupportedProtocolVersion for a version the server lists as supported")
 			return nil, p.fail(Incompatible, nil, "the server rejects %s although it lists it in data.supported %v", next, data.Supported)
 		}

@@ -152,4 +152,3 @@ func span(ss []sample, f func(sample) float64) (float64, float64) {
 	}
 	return lo, hi
 }
-
