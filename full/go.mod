@@ -1,6 +1,6 @@
 module github.com/mcpkit/mcpkit/full
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/mcpkit/mcpkit v0.0.0-00010101000000-000000000000
@@ -51,6 +51,7 @@ require (
 	go.opentelemetry.io/otel/sdk/log v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
