@@ -168,6 +168,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	if len(positional) == 1 {
 		target = positional[0]
 	}
+	f.login.stderr = stderr
 	rep, code := probe(context.Background(), &f, positional, command)
 	rep.Target = target
 	if f.json {
@@ -199,7 +200,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 	var authClient *http.Client // --auth: an OAuth-authorizing client
 	if len(positional) == 1 {
 		if f.login.auth {
-			hc, release, err := f.login.httpClient(positional[0], os.Stderr)
+			hc, release, err := f.login.httpClient(positional[0], f.login.stderr)
 			if err != nil {
 				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
 				return rep, exitUnreachable
