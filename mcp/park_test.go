@@ -202,6 +202,8 @@ func TestListenParkedClientGone(t *testing.T) {
 			addr := srv.Listener.Addr().String()
 			gone := openRaw(t, addr, `1`, "")
 			gone.next(t)
+			// It parks after its acknowledgement is written.
+			waitUntil(t, "the stream to park", func() bool { return mcp.ParkedListenStreams(s) == 1 })
 			gone.conn.Close()
 			waitUntil(t, "the stream to be unregistered", func() bool { return mcp.ParkedListenStreams(s) == 0 })
 			// Its slot is free again (MaxSubscriptions is 1).
