@@ -110,7 +110,7 @@ func TestHostileServers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hs := httptest.NewServer(hostile(tt.answer))
 			defer hs.Close()
-			c, err := client.Connect(context.Background(), &client.HTTPTransport{URL: hs.URL}, &client.Options{Timeout: 500 * time.Millisecond})
+			c, err := client.Connect(context.Background(), &client.HTTPTransport{URL: hs.URL}, &client.Options{Timeout: 3 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,4 +168,3 @@ func hostileStdio(mode string) {
 		}
 	}
 }
-
