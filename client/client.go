@@ -224,7 +224,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	sess, err := iclient.Connect(ctx, conn, iopts)
 	if err != nil {
 		conn.Close()
-		return nil, err
+		return nil, connectError(err, conn)
 	}
 	if sess.Conn() != conn {
 		c.install(sess.Conn()) // the HTTP+SSE fallback

@@ -180,6 +180,26 @@ func TestMetadataValidation(t *testing.T) {
 	}
 }
 
+type redirectTo struct {
+	headless
+	u string
+}
+
+func (r *redirectTo) RedirectURL() string { return r.u }
+
+func TestRedirectURLChecked(t *testing.T) {
+	for _, u := range []string{"http://app.example/callback", "/callback", "https://app.example/cb#frag"} {
+		a := newTestAS(t)
+		tr, err := NewTransport(a.mcpURL(), Options{Interaction: &redirectTo{u: u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := post(t, tr.Client(), a.mcpURL(), "tools/list"); err == nil || len(a.authorizeQueries) != 0 || a.registrations != 0 {
+			t.Errorf("redirect URL %q: err %v, %d registrations, %d authorization requests", u, err, a.registrations, len(a.authorizeQueries))
+		}
+	}
+}
+
 func TestTokenOnlyToItsResource(t *testing.T) {
 	a := newTestAS(t)
 	var other []string
@@ -482,5 +502,36 @@ func BenchmarkRoundTripWithToken(b *testing.B) {
 			b.Fatal(err)
 		}
 		resp.Body.Close()
+	}
+}
+
+func TestHostileAuthorizationServer(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		reg, tokenBody string
+		tokenStatus    int
+		code           string
+	}{
+		{"registration without client_id", `{"client_secret":"x"}`, "", 0, CodeInvalidResponse},
+		{"registration with an unknown auth method", `{"client_id":"c","token_endpoint_auth_method":"tls_client_auth"}`, "", 0, CodeInvalidResponse},
+		{"token without access_token", "", `{"token_type":"Bearer"}`, 200, CodeInvalidResponse},
+		{"unknown token_type", "", `{"access_token":"a","token_type":"MAC"}`, 200, CodeInvalidResponse},
+		{"DPoP token without a DPoP key", "", `{"access_token":"a","token_type":"DPoP"}`, 200, CodeInvalidResponse},
+		{"token body not JSON", "", `<html>`, 200, CodeInvalidResponse},
+		{"huge token error", "", `{"error":"invalid_grant","error_description":"` + strings.Repeat("x", 5000) + `"}`, 400, "invalid_grant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newTestAS(t)
+			a.regBody, a.tokenBody, a.tokenStatus = tc.reg, tc.tokenBody, tc.tokenStatus
+			tr, _ := newTransport(t, a, nil)
+			_, err := post(t, tr.Client(), a.mcpURL(), "tools/list")
+			wantCode(t, err, tc.code)
+			if len(err.Error()) > 2*maxDescription {
+				t.Errorf("error is %d bytes long", len(err.Error()))
+			}
+			if tok, _ := tr.Token(context.Background()); tok != nil {
+				t.Errorf("a token was kept: %+v", tok)
+			}
+		})
 	}
 }

@@ -86,7 +86,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
-	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
+	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the full build (full/cmd/mcpkit)")
+	logRequests := fs.Bool("log-requests", false, "log one line per request to stderr: method, name, duration, outcome (never arguments or tokens)")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	var auth authFlags
 	auth.register(fs)
@@ -115,7 +116,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	opts.State.Keys = keys
 	if *redisURL != "" {
 		if build.Redis == nil {
-			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
+			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the full build, from the nested module: go build github.com/mcpkit/mcpkit/full/cmd/mcpkit")
 			return 2
 		}
 		closeRedis, err := build.Redis(*redisURL, log, opts)
@@ -124,6 +125,21 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return 2
 		}
 		defer closeRedis()
+	}
+
+	stopTelemetry, err := observe(ctx, *logRequests, stderr, log, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: telemetry: %v\n", err)
+		return 2
+	}
+	if stopTelemetry != nil {
+		defer func() {
+			tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := stopTelemetry(tctx); err != nil {
+				log.Warn("telemetry: flushing at exit", "err", err)
+			}
+		}()
 	}
 
 	if *stdio {
