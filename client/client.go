@@ -135,7 +135,7 @@ type Client struct {
 	supVer []string
 	log    *slog.Logger
 
-	cache  *clientCache // nil: no caching
+	cache *clientCache // nil: no caching
 
 	mu       sync.Mutex
 	progress map[string]*callState // progress token -> request
@@ -143,8 +143,8 @@ type Client struct {
 	// JSON), legacySubs the legacy listeners.
 	subs       map[string]func(*jsonrpc.Message)
 	legacySubs map[string]func(*jsonrpc.Message)
-	nextTok  int64
-	closed   bool
+	nextTok    int64
+	closed     bool
 }
 
 // Connect opens t and negotiates a protocol version with the server behind
