@@ -117,6 +117,10 @@ type Options struct {
 	// OnLog gets log messages (notifications/message) that no request's
 	// WithLog took.
 	OnLog func(m *LogMessage)
+	// Interceptors wrap each call the client makes, the first outermost:
+	// tracing, metrics, logging. See Interceptor.
+	Interceptors []Interceptor
+
 	// Logger gets the client's warnings (a dropped tool, say). Default:
 	// slog.Default().
 	Logger *slog.Logger
