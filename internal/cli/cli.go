@@ -44,6 +44,7 @@ Usage:
   mcpkit tools|resources|prompts URL   list what the server offers
   mcpkit logout URL        forget the tokens --auth keeps for a server
                            (for a stdio server, leave out URL and end with -- CMD)
+  mcpkit version           the mcpkit version, commit and Go version of this binary
   mcpkit help              show this help
 
 Run "mcpkit COMMAND -h" for the flags of a command.
@@ -69,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return listCmd(args[0], args[1:], stdin, stdout, stderr)
 	case "logout":
 		return logout(args[1:], stdout, stderr)
+	case "version", "--version":
+		return version(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

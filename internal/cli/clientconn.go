@@ -63,11 +63,16 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 	if err != nil {
 		conn.Close()
 		release()
-		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
 		var ce *client.ConnectError
 		if !errors.As(err, &ce) {
+			fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
 			return nil, exitNotMCP
 		}
+		if msg, ok := didNotStart(conn, ce); ok {
+			fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, msg)
+			return nil, exitDidNotStart
+		}
+		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
 		for _, st := range ce.Steps {
 			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
 				fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")\n", st.Status)

@@ -88,6 +88,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
 	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
+	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
+	modernOnly := fs.Bool("modern-only", false, "serve revision 2026-07-28 only: no initialize, no legacy sessions")
 	var auth authFlags
 	auth.register(fs)
 	fs.Usage = func() {
@@ -102,6 +104,11 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := &mcp.ServerOptions{Logger: log, HTTP: mcp.HTTPOptions{KeepAlive: *keepAlive}}
+	opts.Legacy.Disable = *modernOnly
+	newDemo := demo.NewPlain
+	if *fixtures {
+		newDemo = demo.New
+	}
 	if *keepAlive <= 0 {
 		opts.HTTP.KeepAlive = mcp.Off
 	}
@@ -129,7 +136,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			fmt.Fprintln(stderr, "mcpkit serve: the --auth-* flags apply to HTTP only; a stdio server takes its credentials from its environment")
 			return 2
 		}
-		s := demo.New(opts)
+		s := newDemo(opts)
 		// Requests are served on their own context, so that on a signal
 		// listen streams first end with their graceful result
 		// (Server.Shutdown), and only then is everything else cancelled.
@@ -178,7 +185,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		cancel()
 	}
-	s := demo.New(opts)
+	s := newDemo(opts)
 	if sc := splitScopes(auth.whoamiScopes); len(sc) > 0 {
 		demo.AddWhoami(s, sc...)
 	}
