@@ -128,6 +128,12 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		}()
 	}
 	mrtr := method == "tools/call" || method == "prompts/get" || method == "resources/read"
+	useCache := c.cache != nil && cacheable(method) && len(cfg.meta) == 0 && cfg.progress == nil && cfg.log == nil
+	if useCache && !cfg.noCache {
+		if res, ok := c.cache.lookup(method, params); ok {
+			return res, nil
+		}
+	}
 	var (
 		responses map[string]json.RawMessage
 		state     *string
@@ -153,6 +159,11 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		rt := resultType(res)
 		switch rt {
 		case "", "complete", "task":
+			if useCache && round == 0 && rt != "task" {
+				// A retry's result depends on inputs outside the key: only
+				// a first answer is cached.
+				c.cache.store(method, params, res)
+			}
 			return res, nil
 		case "input_required":
 		default:
@@ -301,6 +312,6 @@ func (c *Client) Ping(ctx context.Context) error {
 	if c.sess.Era() == iclient.EraModern {
 		method = "server/discover"
 	}
-	_, err := c.call(ctx, method, nil, newConfig(nil))
+	_, err := c.call(ctx, method, nil, newConfig([]CallOption{NoCache()}))
 	return err
 }

@@ -342,14 +342,28 @@ type legacyCapabilities struct {
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListCapability            `json:"tools,omitempty"`
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	// Extensions are those of the custom methods that legacy sessions are
+	// served (AddMethod without DisableLegacy), such as the skills
+	// extension: the 2025-11-25 schema has no such member, but extensions
+	// built on custom methods are declared here for clients that look.
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // initializeResult encodes the InitializeResult for version. Sessions learn
 // of list changes and subscribed resource updates, so listChanged and
 // subscribe are advertised for every family the server has.
 func (s *Server) initializeResult(version string) []byte {
-	caps := s.snapshot().caps
+	sn := s.snapshot()
+	caps := sn.caps
 	lc := legacyCapabilities{Completions: caps.Completions, Logging: &struct{}{}, Experimental: caps.Experimental}
+	for _, cm := range sn.custom {
+		if ext := cm.opts.Extension; ext != "" && !cm.opts.DisableLegacy && caps.Extensions[ext] != nil {
+			if lc.Extensions == nil {
+				lc.Extensions = map[string]json.RawMessage{}
+			}
+			lc.Extensions[ext] = caps.Extensions[ext]
+		}
+	}
 	if caps.Tools != nil {
 		lc.Tools = &ListCapability{ListChanged: true}
 	}

@@ -18,6 +18,7 @@ type registry struct {
 	templates map[string]*templateEntry // by URI template
 	prompts   map[string]*promptEntry
 	custom    map[string]*customMethod // AddMethod; nil when none
+	skills    *skillsServe             // AddSkills (skills.go); nil without skills
 }
 
 func (r *registry) init() {
@@ -44,6 +45,7 @@ type snapshot struct {
 	templatesList *listing
 	prompts       map[string]*promptEntry
 	promptsList   *listing
+	skills        *skillsServe // nil without skills
 
 	// custom are the custom methods (AddMethod); nil when none.
 	custom map[string]*customMethod

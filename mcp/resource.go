@@ -208,7 +208,7 @@ func (s *Server) RemoveResources(uris ...string) {
 }
 
 func (r *registry) buildResources(s *Server, sn *snapshot) {
-	if len(r.resources) == 0 && len(r.templates) == 0 {
+	if len(r.resources) == 0 && len(r.templates) == 0 && r.skills == nil {
 		return
 	}
 	sn.caps.Resources = &ResourcesCapability{}
@@ -218,6 +218,7 @@ func (r *registry) buildResources(s *Server, sn *snapshot) {
 		sn.resources[uri] = e
 		items = append(items, listItem{key: uri, json: e.encoded, scopes: e.resource.Scopes, v: e})
 	}
+	items = r.addSkillResources(sn, items)
 	sn.resourcesList = newListing(s, "resources", items)
 
 	items = make([]listItem, 0, len(r.templates))

@@ -177,6 +177,9 @@ type Server struct {
 	keepAlive time.Duration
 	listen    listeners
 	tasks     taskState
+	// skillsWatch is the watcher of the last AddSkills (skills.go), or
+	// nil. Guarded by mu.
+	skillsWatch *skillsWatch
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -379,6 +382,7 @@ func (s *Server) putBuf(b *[]byte) {
 // deadline. It is safe to call more than once and concurrently.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shuttingDown.Store(true)
+	s.stopSkillsWatch()
 	errc := make(chan error, 1)
 	go func() { errc <- s.tasks.shutdown(ctx) }()
 	err := s.shutdownListen(ctx)

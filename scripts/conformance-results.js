@@ -9,6 +9,9 @@
 //   node conformance-results.js skipped  OUT SUITE_LOG
 //       prints "SCENARIO: REASON" for every scenario the suite itself skipped (a SKIPPED check
 //       and no scored one), e.g. a harness not yet written for the current spec.
+//   node conformance-results.js unclean  OUT SUITE_LOG
+//       prints "SCENARIO CHECK STATUS: MESSAGE" for every check that is not SUCCESS (FAILURE,
+//       WARNING or SKIPPED), for the steps that must pass every check of their scenarios.
 //   node conformance-results.js scenarios OUT SUITE_LOG
 //       prints the number of scenarios with a result.
 //   node conformance-results.js baseline OUT SUITE_LOG SCENARIO...
@@ -73,6 +76,12 @@ if (mode === 'summary') {
     if (mode === 'empty' && !skip) console.log(scenario);
     if (mode === 'skipped' && skip) console.log(`${scenario}: ${oneLine(skip.errorMessage || skip.description)}`);
   }
+} else if (mode === 'unclean') {
+  for (const [scenario, checks] of [...results].sort()) {
+    for (const c of checks) {
+      if (c.status !== 'SUCCESS') console.log(`${scenario} ${c.id} ${c.status}: ${oneLine(c.errorMessage || c.description)}`);
+    }
+  }
 } else if (mode === 'scenarios') {
   console.log(results.size);
 } else if (mode === 'baseline') {
@@ -90,6 +99,6 @@ if (mode === 'summary') {
   }
   console.log(lines.length ? `server:\n${lines.join('\n')}` : 'server: []');
 } else {
-  console.error('usage: conformance-results.js summary|empty|skipped|scenarios|baseline OUT SUITE_LOG [SCENARIO...]');
+  console.error('usage: conformance-results.js summary|empty|skipped|unclean|scenarios|baseline OUT SUITE_LOG [SCENARIO...]');
   process.exit(2);
 }

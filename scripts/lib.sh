@@ -231,3 +231,9 @@ scored_scenarios() {
 task_scenarios() {
   conformance list --server | awk '/^ *- tasks-/ { print $2 }'
 }
+
+# skills_scenarios server|client: the scenarios of the skills extension (sep-2640-*), read from
+# `conformance list`; extension scenarios too.
+skills_scenarios() {
+  conformance list "--$1" | awk '/^ *- sep-2640-/ { print $2 }'
+}

@@ -593,6 +593,9 @@ func (t *Transport) register(ctx context.Context, asm *ServerMetadata) (*Registr
 		return nil, errf(op, CodeInteractionRequired, "the authorization code grant needs an Interaction")
 	}
 	redirect := t.opts.Interaction.RedirectURL()
+	if err := checkRedirect(redirect); err != nil {
+		return nil, err
+	}
 	method := ""
 	sup := asm.TokenEndpointAuthMethodsSupported
 	switch {
@@ -682,6 +685,10 @@ func (t *Transport) authCode(ctx, tctx context.Context, asm *ServerMetadata, ca 
 	if !asm.supportsPKCE() {
 		return nil, errf(op, CodeDiscovery, "the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)")
 	}
+	redirect := t.opts.Interaction.RedirectURL()
+	if err := checkRedirect(redirect); err != nil {
+		return nil, err
+	}
 	params := url.Values{}
 	style, secret, err := ca.authParams(asm.Issuer, params)
 	if err != nil {
@@ -691,7 +698,7 @@ func (t *Transport) authCode(ctx, tctx context.Context, asm *ServerMetadata, ca 
 		ClientID:     ca.id,
 		ClientSecret: secret,
 		Endpoint:     oauth2.Endpoint{AuthURL: asm.AuthorizationEndpoint, TokenURL: asm.TokenEndpoint, AuthStyle: style},
-		RedirectURL:  t.opts.Interaction.RedirectURL(),
+		RedirectURL:  redirect,
 		Scopes:       scopes,
 	}
 	verifier := oauth2.GenerateVerifier()
@@ -801,4 +808,20 @@ func containsAll(have, want []string) bool {
 		}
 	}
 	return true
+}
+
+// checkRedirect validates the Interaction's redirect URI (OAuth 2.1 §2.3.1,
+// RFC 8252 §7): absolute, no fragment, and plain http only to a loopback host.
+func checkRedirect(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || u.Fragment != "" || u.User != nil {
+		return errf("authorize", CodeInvalidResponse, "the redirect URL %s is not an absolute URL without fragment", safeString(s))
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return errf("authorize", CodeInsecureEndpoint, "the redirect URL %s is plain http to a host that is not loopback", safeURL(u))
+	}
+	if u.Scheme == "https" && u.Host == "" {
+		return errf("authorize", CodeInvalidResponse, "the redirect URL %s has no host", safeURL(u))
+	}
+	return nil
 }

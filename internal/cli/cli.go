@@ -1,6 +1,6 @@
 // Package cli is the mcpkit command-line tool, as a library: cmd/mcpkit
-// (core module) and redis/cmd/mcpkit (the nested Redis module, which adds
-// `serve --redis`) both call Run. See cmd/mcpkit for the commands.
+// (core module) and full/cmd/mcpkit (the nested module that adds Redis,
+// `serve --redis`, and OpenTelemetry) both call Run. See cmd/mcpkit for the commands.
 package cli
 
 import (
@@ -18,6 +18,10 @@ type Options struct {
 	// store in opts, all on Redis, and returns a function that closes
 	// them. Nil (the core build) refuses the flag.
 	Redis func(url string, log *slog.Logger, opts *mcp.ServerOptions) (closeAll func(), err error)
+	// Telemetry configures OpenTelemetry for `mcpkit serve` from the
+	// OTEL_* environment variables (observe.go). Nil (the core build)
+	// means none.
+	Telemetry Telemetry
 }
 
 // build is what Run was given; the zero value is the core build.

@@ -152,7 +152,7 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 
 // jsonObjectArg checks that arg (the optional JSON of a command line) is
 // a JSON object and returns it; "" gives nil.
-func jsonObjectArg(what, arg string) ([]byte, error) {
+func jsonObjectArg(what, arg string) (json.RawMessage, error) {
 	if arg == "" {
 		return nil, nil
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/client"
 )
 
 // exitDidNotStart is the exit code of every client command (discover, call, tools, ...) when
@@ -12,25 +12,20 @@ import (
 // neither "unreachable" (the command ran) nor "not MCP" (it never spoke).
 const exitDidNotStart = 8
 
-// didNotStart reports whether the stdio server behind conn exited without answering any
-// request of the failed Connect ce, and if so returns the message that says so: its exit
-// status and the end of its stderr, one line each, indented by two spaces.
-func didNotStart(conn client.Conn, ce *client.ConnectError) (string, bool) {
-	sc, ok := conn.(*client.StreamConn)
-	if !ok || ce.Kind == client.Incompatible {
-		return "", false
+// didNotStart reports whether the stdio server of the failed Connect ce exited by itself
+// without answering any request, and if so returns the message that says so: its exit status
+// and the end of its stderr, one line each, indented by two spaces.
+func didNotStart(ce *client.ConnectError) (string, bool) {
+	if ce.Exit == nil || ce.Exit.Forced != "" || ce.Kind == client.Incompatible {
+		return "", false // not a process, or silent until it was ended: it did start
 	}
 	for _, st := range ce.Steps {
 		if st.Latency > 0 {
 			return "", false // something answered
 		}
 	}
-	e, ok := sc.Exit()
-	if !ok || e.Forced != "" {
-		return "", false // still running, or silent until discover ended it: it did start
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "the server exited with status %d before it answered any request", e.Code)
+	fmt.Fprintf(&b, "the server exited with status %d before it answered any request", ce.Exit.Code)
 	if _, stderr, ok := strings.Cut(ce.Error(), "its stderr ends with:\n"); ok {
 		b.WriteString("; its stderr ends with:")
 		for _, l := range strings.Split(strings.TrimRight(stderr, "\n"), "\n") {

@@ -164,6 +164,11 @@ func TestLoginEndToEnd(t *testing.T) {
 		t.Fatalf("token file: %v %v, want mode 0600", st, err)
 	}
 
+	// discover --auth uses the kept token for the lists.
+	if code, out, errOut := cli("discover", "--auth", "--list", srv); code != exitOK || !strings.Contains(out, "echo") || strings.Contains(errOut, "sign in") {
+		t.Fatalf("discover: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+
 	// The kept token is reused: no new sign-in.
 	if code, out, errOut := cli("tools", "--auth", srv); code != exitOK || !strings.Contains(out, "echo") || strings.Contains(errOut, "sign in") {
 		t.Fatalf("tools: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)

@@ -204,7 +204,7 @@ func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 func TestServeRedisNeedsRedisBuild(t *testing.T) {
 	var stderr bytes.Buffer
 	code := serveContext(context.Background(), []string{"--redis", "redis://127.0.0.1:6379"}, strings.NewReader(""), io.Discard, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), "redis/cmd/mcpkit") {
+	if code != 2 || !strings.Contains(stderr.String(), "full/cmd/mcpkit") {
 		t.Errorf("exit %d, stderr %q; want 2 and a pointer to the redis build", code, stderr.String())
 	}
 }

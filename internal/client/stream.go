@@ -125,6 +125,9 @@ func (c *StreamConn) Transport() string { return TransportStdio }
 // RoundTrip implements Conn.
 func (c *StreamConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
+	if req.OnID != nil {
+		req.OnID(id)
+	}
 	r, err := c.send(ctx, id, jsonrpc.AppendRequest(nil, id, req.Method, req.Params))
 	if err != nil && ctx.Err() != nil && req.Cancel {
 		// Tell the server to stop work on the request, as stdio asks.
