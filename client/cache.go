@@ -167,7 +167,9 @@ func (cc *clientCache) invalidate(m *jsonrpc.Message) {
 	case "notifications/prompts/list_changed":
 		match = func(e *cacheEntry) bool { return e.method == "prompts/list" }
 	case "notifications/resources/list_changed":
-		match = func(e *cacheEntry) bool { return e.method == "resources/list" || e.method == "resources/templates/list" }
+		match = func(e *cacheEntry) bool {
+			return e.method == "resources/list" || e.method == "resources/templates/list"
+		}
 	case "notifications/resources/updated":
 		var w struct {
 			URI string `json:"uri"`

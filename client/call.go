@@ -23,6 +23,7 @@ type callConfig struct {
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
+	icMeta   map[string]any // _meta the interceptors add (intercept.go); it does not bypass the cache
 }
 
 // WithMeta adds keys to the request's _meta. Keys the client sets itself
@@ -108,6 +109,9 @@ func newConfig(opts []CallOption) *callConfig {
 func (c *Client) call(ctx context.Context, method string, params map[string]any, cfg *callConfig) (json.RawMessage, error) {
 	if c.isClosed() {
 		return nil, fmt.Errorf("client: %s: %w", method, ErrClosed)
+	}
+	if c.intercepting(ctx) {
+		return c.callIntercepted(ctx, method, params, cfg)
 	}
 	if _, ok := ctx.Deadline(); !ok && c.opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -237,6 +241,9 @@ func (c *Client) metaFor(st *callState) map[string]any {
 	}
 	if st.token != "" {
 		m["progressToken"] = st.token
+	}
+	for k, v := range st.cfg.icMeta {
+		m[k] = v
 	}
 	for k, v := range st.cfg.meta {
 		m[k] = v

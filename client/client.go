@@ -117,6 +117,10 @@ type Options struct {
 	// OnLog gets log messages (notifications/message) that no request's
 	// WithLog took.
 	OnLog func(m *LogMessage)
+	// Interceptors wrap each call the client makes, the first outermost:
+	// tracing, metrics, logging. See Interceptor.
+	Interceptors []Interceptor
+
 	// Logger gets the client's warnings (a dropped tool, say). Default:
 	// slog.Default().
 	Logger *slog.Logger
@@ -135,7 +139,7 @@ type Client struct {
 	supVer []string
 	log    *slog.Logger
 
-	cache  *clientCache // nil: no caching
+	cache *clientCache // nil: no caching
 
 	mu       sync.Mutex
 	progress map[string]*callState // progress token -> request
@@ -143,8 +147,8 @@ type Client struct {
 	// JSON), legacySubs the legacy listeners.
 	subs       map[string]func(*jsonrpc.Message)
 	legacySubs map[string]func(*jsonrpc.Message)
-	nextTok  int64
-	closed   bool
+	nextTok    int64
+	closed     bool
 }
 
 // Connect opens t and negotiates a protocol version with the server behind

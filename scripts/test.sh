@@ -26,8 +26,9 @@
 #                          every revision; any FAILURE or WARNING fails the step.
 #   tasks                  every tasks-* scenario of the suite, one by one, with --force.
 #   skills                 every sep-2640-* (skills extension) scenario, one by one, with --force:
-#                          the server ones against `mcpkit serve` (the demo's embedded skills);
-#                          every check must pass (no FAILURE, WARNING or SKIPPED).
+#                          the server ones against `mcpkit serve` (the demo's embedded skills),
+#                          the client ones against conformance/client; every check must pass
+#                          (no FAILURE, WARNING or SKIPPED).
 # A conformance scenario that ran zero checks fails its step (it tested nothing).
 #
 # Output: installs (npm, apt) are quiet: their output goes to a log printed only on failure.
@@ -295,6 +296,15 @@ step_skills() {
   done
   stop_server
   [[ $rc == 0 ]] || { cat "$TMP/server.log" >>"$KEEP/server.log"; }
+  mapfile -t scenarios < <(skills_scenarios client)
+  ((${#scenarios[@]})) || { log "the suite lists no sep-2640-* client scenario"; return 1; }
+  mkdir -p "$TMP/bin"
+  go build -o "$TMP/bin/conformance-client" ./conformance/client
+  for sc in "${scenarios[@]}"; do
+    CLIENT_CMD=$TMP/bin/conformance-client run_suite skills "$KEEP/skills/$sc" \
+      --scenario "$sc" --spec-version "$REQUIREMENTS" --force || rc=1
+    unclean "$KEEP/skills/$sc" || rc=1
+  done
   return "$rc"
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -533,5 +535,32 @@ func TestHostileAuthorizationServer(t *testing.T) {
 				t.Errorf("a token was kept: %+v", tok)
 			}
 		})
+	}
+}
+
+func TestLoopbackTimeout(t *testing.T) {
+	l, err := NewLoopback("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	synctest.Test(t, func(t *testing.T) {
+		l.Timeout = time.Minute
+		start := time.Now()
+		_, err := l.Authorize(context.Background(), "https://as.example/authorize?state=S")
+		wantCode(t, err, "timeout")
+		if d := time.Since(start); d != time.Minute {
+			t.Errorf("gave up after %v, want 1m", d)
+		}
+	})
+}
+
+func TestFileStoreLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(p, bytes.Repeat([]byte(" "), maxStoreBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&FileStore{Path: p}).Load(context.Background(), "k"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("an oversized token file was read: %v", err)
 	}
 }
