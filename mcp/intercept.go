@@ -210,7 +210,7 @@ func (s *Server) runIntercepted(ctx context.Context, x *exchange, h methodHandle
 			return inner
 		}
 		status = http.StatusOK
-		inner = resultOutcome(out[mark:], x.info.Era)
+		inner = resultOutcome(out[mark:], x.era())
 		return inner
 	})
 	if !ran {
@@ -219,19 +219,11 @@ func (s *Server) runIntercepted(ctx context.Context, x *exchange, h methodHandle
 	switch {
 	case o.Err != nil && (!ran || o.Err != inner.Err):
 		// An interceptor answered, or replaced the method's answer.
-		e := o.Err
-		if x.info.Era == EraLegacy {
-			out, status = appendLegacyError(dst[:mark], x.id, e)
-		} else {
-			out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
-		}
+		out, status = appendEraError(x.era(), dst[:mark], x.id, o.Err)
 	case !ran:
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
 		e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
-		out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
-		if x.info.Era == EraLegacy {
-			status = http.StatusOK
-		}
+		out, status = appendEraError(x.era(), dst[:mark], x.id, e)
 	}
 	return out, status
 }
@@ -242,24 +234,17 @@ func answeredError(x *exchange, err error) *Error {
 	if !ok {
 		return &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
-	if x.info.Era == EraLegacy {
-		return legacyError(x.method, e)
-	}
-	return e
+	return x.era().errorFor(x.method, e)
 }
 
 // resultOutcome reads the outcome of a complete result response.
-func resultOutcome(resp []byte, era Era) Outcome {
+func resultOutcome(resp []byte, w era) Outcome {
 	o := Outcome{HTTPStatus: http.StatusOK, ResultType: resultComplete}
 	res, ok := jsonscan.Lookup(resp, "result")
 	if !ok {
 		return o
 	}
-	if era == EraModern {
-		if rt, ok := jsonscan.Lookup(res, "resultType"); ok {
-			o.ResultType, _ = jsonscan.String(rt)
-		}
-	}
+	o.ResultType = w.resultType(res)
 	if v, ok := jsonscan.Lookup(res, "isError"); ok && string(v) == "true" {
 		o.ToolError = true
 	}
@@ -276,7 +261,7 @@ func errorOutcome(err error) Outcome {
 }
 
 // rawOutcome reads the outcome of a complete response, result or error.
-func rawOutcome(resp []byte, era Era) Outcome {
+func rawOutcome(resp []byte, w era) Outcome {
 	if ev, ok := jsonscan.Lookup(resp, "error"); ok {
 		e := &Error{Code: jsonrpc.CodeInternalError}
 		if v, ok := jsonscan.Lookup(ev, "code"); ok {
@@ -287,11 +272,7 @@ func rawOutcome(resp []byte, era Era) Outcome {
 		if v, ok := jsonscan.Lookup(ev, "message"); ok {
 			e.Message, _ = jsonscan.String(v)
 		}
-		o := Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
-		if era == EraLegacy {
-			o.HTTPStatus = http.StatusOK
-		}
-		return o
+		return Outcome{Err: e, HTTPStatus: w.errorStatus(e)}
 	}
-	return resultOutcome(resp, era)
+	return resultOutcome(resp, w)
 }

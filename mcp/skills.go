@@ -215,7 +215,7 @@ func skillsOf(req *MethodRequest) *skillsServe {
 // appendSkillsHint appends the caching members of skills results at
 // 2026-07-28 (the server's Cache settings); legacy results carry none.
 func appendSkillsHint(b []byte, req *MethodRequest) []byte {
-	if req.Info.Era == EraLegacy {
+	if !req.x.era().cacheHints() {
 		return b
 	}
 	b = append(b, ',')
