@@ -46,6 +46,7 @@ Usage:
   mcpkit read URL URI               read a resource
   mcpkit prompt URL NAME [JSON]     get a prompt
   mcpkit tools|resources|prompts URL   list what the server offers
+  mcpkit skills URL [NAME [--save DIR]]  list the Agent Skills, show one, or download it verified
   mcpkit logout URL        forget the tokens --auth keeps for a server
                            (for a stdio server, leave out URL and end with -- CMD)
   mcpkit help              show this help
@@ -71,6 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return prompt(args[1:], stdin, stdout, stderr)
 	case "tools", "resources", "prompts":
 		return listCmd(args[0], args[1:], stdin, stdout, stderr)
+	case "skills":
+		return skillsCmd(args[1:], stdin, stdout, stderr)
 	case "logout":
 		return logout(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
