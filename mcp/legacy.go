@@ -33,6 +33,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -214,6 +215,13 @@ func (s *Server) answerLegacyError(x *exchange, err error, dst []byte) ([]byte, 
 	if !ok {
 		s.log.Error("mcp: internal error", "method", x.method, "err", err)
 		e = &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
+	}
+	var se *scopeError
+	if errors.As(e, &se) {
+		// As in the modern era: 403 with the insufficient_scope challenge
+		// (when the answer is JSON), so that the client can step up.
+		s.challengeFor(x.notifier, e)
+		return jsonrpc.AppendError(dst, x.id, legacyError(x.method, e).wire()), e.HTTPStatus()
 	}
 	return appendLegacyError(dst, x.id, legacyError(x.method, e))
 }
