@@ -217,11 +217,19 @@ func resultType(res json.RawMessage) string {
 	if !bytes.Contains(res, []byte(`"resultType"`)) {
 		return ""
 	}
-	var w struct {
-		ResultType string `json:"resultType"`
+	// res is valid JSON (the decoder checked it): read the one member
+	// without decoding the rest, and the usual values without a copy.
+	v, ok := jsonscan.Lookup(res, "resultType")
+	if !ok {
+		return ""
 	}
-	json.Unmarshal(res, &w)
-	return w.ResultType
+	for _, known := range [...]string{"complete", "input_required", "task"} {
+		if jsonscan.StringEqual(v, known) {
+			return known
+		}
+	}
+	rt, _ := jsonscan.String(v)
+	return rt
 }
 
 // metaFor builds the request's _meta: the era's required keys, the
