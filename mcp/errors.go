@@ -54,6 +54,7 @@ type Error struct {
 	status int
 }
 
+// Error returns the message, followed by the cause when there is one.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return e.Message + ": " + e.Err.Error()

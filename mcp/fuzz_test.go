@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func fuzzServer() *Server {
@@ -173,7 +172,7 @@ func checkMetaVisitor(t *testing.T, params []byte) {
 	t.Helper()
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + string(params) + `}`)
 	var mv metaVisitor
-	msg, derr := jsonrpc.DecodeVisit(body, mv.visit)
+	msg, derr := decodeVisit(body, mv.visit)
 	if derr != nil {
 		return
 	}

@@ -66,7 +66,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var msg jsonrpc.Message
 	var mv metaVisitor
 	var derr *jsonrpc.Error
-	if msg, derr = jsonrpc.DecodeVisit(body, mv.visit); derr != nil {
+	if msg, derr = decodeVisit(body, mv.visit); derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
@@ -108,7 +108,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// ends.
 		body = slices.Clone(body)
 		mv = metaVisitor{}
-		msg, _ = jsonrpc.DecodeVisit(body, mv.visit) // it decoded before
+		msg, _ = decodeVisit(body, mv.visit) // it decoded before
 		mv.finish(msg.Params)
 		pooled := new([]byte)
 		*pooled, *buf = *buf, nil

@@ -42,6 +42,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Era is the generation of the protocol a request speaks.
@@ -528,7 +530,7 @@ func (l *legacyEra) deliverChange(c Change) {
 	var params []byte
 	want := func(ss *session, st *SessionState) bool { return true }
 	if c.Kind == ResourceUpdated {
-		params = append(jsonrpc.AppendString([]byte(`{"uri":`), c.URI), '}')
+		params = append(wire.AppendString([]byte(`{"uri":`), c.URI), '}')
 		want = func(ss *session, st *SessionState) bool { return slices.Contains(st.Subscriptions, c.URI) }
 	}
 	msg := jsonrpc.AppendNotification(nil, method, params)

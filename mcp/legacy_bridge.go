@@ -17,6 +17,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // maxLegacyRounds bounds how often a handler may ask a legacy client for
@@ -291,7 +293,7 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 				out = append(out, ',')
 			}
 			out = append(out, `"requestState":`...)
-			out = jsonrpc.AppendString(out, state)
+			out = wire.AppendString(out, state)
 		}
 		return append(out, '}')
 	}
@@ -308,14 +310,14 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = jsonrpc.AppendString(out, k)
+		out = wire.AppendString(out, k)
 		out = append(out, ':')
 		out = append(out, answers[k]...)
 	}
 	out = append(out, '}')
 	if state != "" {
 		out = append(out, `,"requestState":`...)
-		out = jsonrpc.AppendString(out, state)
+		out = wire.AppendString(out, state)
 	}
 	return append(out, '}')
 }

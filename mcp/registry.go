@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // registry is the mutable set of registered features. It is guarded by
@@ -102,7 +102,7 @@ func (r *registry) build(s *Server) *snapshot {
 	body = append(body, mustMarshal(sn.caps)...)
 	if s.opts.Instructions != "" {
 		body = append(body, `,"instructions":`...)
-		body = jsonrpc.AppendString(body, s.opts.Instructions)
+		body = wire.AppendString(body, s.opts.Instructions)
 	}
 	body = append(body, '}')
 	sn.discover = s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
@@ -217,7 +217,7 @@ func (l *listing) encode(start int) []byte {
 	body = append(body, ']')
 	if end < len(l.items) {
 		body = append(body, `,"nextCursor":`...)
-		body = jsonrpc.AppendString(body, encodeCursor(l.items[end].key))
+		body = wire.AppendString(body, encodeCursor(l.items[end].key))
 	}
 	body = append(body, '}')
 	return l.s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)

@@ -83,6 +83,10 @@ type ResourceTemplate struct {
 // ResourceRequest is a resources/read request as its handler sees it.
 type ResourceRequest struct {
 	requestBase
+	// Info describes the request: the protocol version and era, the client
+	// identity, capabilities and log level its _meta declared, and the
+	// verified principal.
+	Info *RequestInfo
 	inputs
 	// URI is the URI being read.
 	URI string
@@ -317,7 +321,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	req.requestBase = requestBase{x: x, Info: info}
+	req.requestBase, req.Info = requestBase{x: x}, info
 	if err := x.openRound(&req.rd, info); err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/skills"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // SkillsExtension is the identifier of the skills extension
@@ -267,7 +269,7 @@ func handleSkillsList(ctx context.Context, req *MethodRequest) (any, error) {
 	b = append(b, ']')
 	if end < len(all) {
 		b = append(b, `,"nextCursor":`...)
-		b = jsonrpc.AppendString(b, encodeCursor(all[end].URI))
+		b = wire.AppendString(b, encodeCursor(all[end].URI))
 	}
 	b = appendSkillsHint(b, req)
 	return json.RawMessage(append(b, '}')), nil
@@ -331,14 +333,14 @@ func handleDirectoryRead(ctx context.Context, req *MethodRequest) (any, error) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"uri":`...)
-		b = jsonrpc.AppendString(b, c.URI)
+		b = wire.AppendString(b, c.URI)
 		b = append(b, `,"name":`...)
-		b = jsonrpc.AppendString(b, c.Name)
+		b = wire.AppendString(b, c.Name)
 		b = append(b, `,"mimeType":`...)
 		if c.IsDir() {
-			b = jsonrpc.AppendString(b, DirectoryMIMEType)
+			b = wire.AppendString(b, DirectoryMIMEType)
 		} else {
-			b = jsonrpc.AppendString(b, c.File.MIMEType)
+			b = wire.AppendString(b, c.File.MIMEType)
 			b = append(b, `,"size":`...)
 			b = strconv.AppendInt(b, c.File.Size, 10)
 		}
@@ -347,7 +349,7 @@ func handleDirectoryRead(ctx context.Context, req *MethodRequest) (any, error) {
 	b = append(b, ']')
 	if end < len(children) {
 		b = append(b, `,"nextCursor":`...)
-		b = jsonrpc.AppendString(b, encodeCursor(children[end].Name))
+		b = wire.AppendString(b, encodeCursor(children[end].Name))
 	}
 	b = appendSkillsHint(b, req)
 	return json.RawMessage(append(b, '}')), nil

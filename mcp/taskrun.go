@@ -99,7 +99,7 @@ func (x *exchange) toolRequest(name string) *ToolRequest {
 	if !ok || jsonscan.Kind(args) == 'n' {
 		args = []byte("{}")
 	}
-	return &ToolRequest{requestBase: requestBase{x: x, Info: &x.info}, Name: name, Arguments: json.RawMessage(args)}
+	return &ToolRequest{requestBase: requestBase{x: x}, Info: &x.info, Name: name, Arguments: json.RawMessage(args)}
 }
 
 // callTask serves a tools/call that may become a task.

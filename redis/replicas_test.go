@@ -58,7 +58,7 @@ var urlRe = regexp.MustCompile(`msg=listening url=http://(127\.0\.0\.1:\d+)/mcp`
 func startReplica(t *testing.T, bin string, args ...string) *replica {
 	t.Helper()
 	r := &replica{logs: &logBuffer{}, done: make(chan struct{})}
-	r.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	r.cmd = exec.Command(bin, append([]string{"serve", "--fixtures", "--addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := r.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ Usage:
   mcpkit skills URL [NAME [--save DIR]]  list the Agent Skills, show one, or download it verified
   mcpkit logout URL        forget the tokens --auth keeps for a server
                            (for a stdio server, leave out URL and end with -- CMD)
+  mcpkit version           the mcpkit version, commit and Go version of this binary
   mcpkit help              show this help
 
 Run "mcpkit COMMAND -h" for the flags of a command.
@@ -76,6 +77,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return skillsCmd(args[1:], stdin, stdout, stderr)
 	case "logout":
 		return logout(args[1:], stdout, stderr)
+	case "version", "--version":
+		return version(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -57,6 +57,13 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 	c, err := client.Connect(ctx, tr, opts)
 	if err != nil {
 		release()
+		var ce *client.ConnectError
+		if errors.As(err, &ce) {
+			if msg, ok := didNotStart(ce); ok {
+				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, msg)
+				return nil, exitDidNotStart
+			}
+		}
 		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
 		return nil, connectExitCode(err, stderr)
 	}

@@ -29,6 +29,7 @@ const (
 	exitUnreachable  = 3 // nothing answered: connection refused, command not found, silence
 	exitNotMCP       = 4 // something answered, but not as an MCP server of either era
 	exitIncompatible = 5 // an MCP server, but no protocol version in common
+	// exitDidNotStart (8, didnotstart.go): a stdio server exited before answering anything.
 )
 
 const discoverUsage = `Usage:
@@ -235,6 +236,12 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		rep.Probe = steps(ce.Steps)
 		rep.setExit(ce.Exit)
 		rep.Error = &reportError{Kind: ce.Kind.String(), Message: strings.TrimPrefix(ce.Error(), "client: ")}
+		if msg, ok := didNotStart(ce); ok {
+			// The steps add nothing: every request went unanswered.
+			rep.Probe = nil
+			rep.Error = &reportError{Kind: "did not start", Message: msg}
+			return rep, exitDidNotStart
+		}
 		for _, st := range ce.Steps {
 			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
 				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")", st.Status)

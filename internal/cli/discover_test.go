@@ -82,7 +82,7 @@ func decodeReport(t *testing.T, out string) *report {
 // mcpkitServeCommand is `mcpkit serve --stdio`, run by the test binary.
 func mcpkitServeCommand(t *testing.T) []string {
 	t.Setenv("MCPKIT_TEST_RUN", "1")
-	return []string{"--", os.Args[0], "serve", "--stdio"}
+	return []string{"--", os.Args[0], "serve", "--fixtures", "--stdio"}
 }
 
 func TestDiscoverHumanOutput(t *testing.T) {

@@ -235,8 +235,8 @@ func TestLoginEndToEnd(t *testing.T) {
 func TestLoginFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"call", "--client-id", "x", "http://127.0.0.1:1/mcp", "echo"},
-		{"tools", "--auth", "--", "mcpkit", "serve", "--stdio"},
-		{"discover", "--auth", "--", "mcpkit", "serve", "--stdio"},
+		{"tools", "--auth", "--", "mcpkit", "serve", "--fixtures", "--stdio"},
+		{"discover", "--auth", "--", "mcpkit", "serve", "--fixtures", "--stdio"},
 		{"logout"},
 	} {
 		var out, errb strings.Builder

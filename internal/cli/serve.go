@@ -89,6 +89,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the full build (full/cmd/mcpkit)")
 	logRequests := fs.Bool("log-requests", false, "log one line per request to stderr: method, name, duration, outcome (never arguments or tokens)")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
+	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
+	modernOnly := fs.Bool("modern-only", false, "serve revision 2026-07-28 only: no initialize, no legacy sessions")
 	var auth authFlags
 	auth.register(fs)
 	var skillsOpts skillsFlags
@@ -105,6 +107,11 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := &mcp.ServerOptions{Logger: log, HTTP: mcp.HTTPOptions{KeepAlive: *keepAlive}}
+	opts.Legacy.Disable = *modernOnly
+	newDemo := demo.NewPlain
+	if *fixtures {
+		newDemo = demo.New
+	}
 	if *keepAlive <= 0 {
 		opts.HTTP.KeepAlive = mcp.Off
 	}
@@ -147,7 +154,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			fmt.Fprintln(stderr, "mcpkit serve: the --auth-* flags apply to HTTP only; a stdio server takes its credentials from its environment")
 			return 2
 		}
-		s := demo.New(opts)
+		s := newDemo(opts)
 		if err := skillsOpts.apply(s, log); err != nil {
 			fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
 			return 2
@@ -200,7 +207,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		cancel()
 	}
-	s := demo.New(opts)
+	s := newDemo(opts)
 	if sc := splitScopes(auth.whoamiScopes); len(sc) > 0 {
 		demo.AddWhoami(s, sc...)
 	}

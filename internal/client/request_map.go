@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // The request path of the public client: its params are a map[string]any
@@ -53,7 +53,7 @@ func (s *Session) requestFromMap(method string, m map[string]any) (*Request, boo
 			buf = append(buf, ',')
 		}
 		first = false
-		buf = jsonrpc.AppendString(buf, k)
+		buf = wire.AppendString(buf, k)
 		buf = append(buf, ':')
 	}
 	for _, k := range keys {
@@ -145,7 +145,7 @@ func (s *Session) appendMeta(buf []byte, meta map[string]any) ([]byte, error) {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = jsonrpc.AppendString(buf, k)
+		buf = wire.AppendString(buf, k)
 		buf = append(buf, ':')
 		v, ok := meta[k]
 		if !ok {
@@ -183,7 +183,7 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 		}
 		return appendCompact(buf, x), nil
 	case string:
-		return jsonrpc.AppendString(buf, x), nil
+		return wire.AppendString(buf, x), nil
 	case nil:
 		return append(buf, "null"...), nil
 	case bool:

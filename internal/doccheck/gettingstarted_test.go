@@ -49,7 +49,7 @@ func TestGettingStarted(t *testing.T) {
 	}
 	sh := exec.Command("sh", "-e", "-c", script.Text)
 	sh.Dir = work
-	sh.Env = Env()
+	sh.Env = UserEnv()
 	if out, err := sh.CombinedOutput(); err != nil {
 		t.Fatalf("%s: the Getting started commands failed: %v\n%s", script, err, out)
 	}
@@ -67,7 +67,7 @@ func TestGettingStarted(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "hello")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = hello
-	build.Env = Env()
+	build.Env = UserEnv()
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("%s: go build: %v\n%s", prog, err, out)
 	}
