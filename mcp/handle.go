@@ -148,12 +148,7 @@ func (s *Server) handleIntercepted(ctx context.Context, dst []byte, x *exchange,
 		x.finish()
 		return s.answerError(x, n, err, dst)
 	}
-	c := x.newCall(in.Transport, nil)
-	return s.runIntercepted(ctx, x, h, dst, c,
-		func(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
-			return x.run(ctx, h, dst)
-		},
-		func(x *exchange, err error, dst []byte) ([]byte, int) { return s.answerError(x, n, err, dst) })
+	return s.runIntercepted(ctx, x.newCall(in.Transport, nil, h, n, dst))
 }
 
 // handleDiscover serves server/discover as a method, on a server with
