@@ -140,9 +140,17 @@ type Client struct {
 	log    *slog.Logger
 
 	cache *clientCache // nil: no caching
+	http  bool         // Streamable HTTP: requests carry the MCP headers
+
+	prefixOnce sync.Once
+	prefix     []byte // the encoded start of every modern _meta
+	headers    headerCache
 
 	mu       sync.Mutex
 	progress map[string]*callState // progress token -> request
+	// headerTools holds the input schemas of listed tools with
+	// x-mcp-header parameters.
+	headerTools map[string]json.RawMessage
 	// subs are the open subscriptions/listen streams by request id (raw
 	// JSON), legacySubs the legacy listeners.
 	subs       map[string]func(*jsonrpc.Message)
@@ -154,7 +162,7 @@ type Client struct {
 // Connect opens t and negotiates a protocol version with the server behind
 // it, as the package documentation describes.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
-	c := &Client{progress: map[string]*callState{}, subs: map[string]func(*jsonrpc.Message){}, legacySubs: map[string]func(*jsonrpc.Message){}}
+	c := &Client{progress: map[string]*callState{}, headerTools: map[string]json.RawMessage{}, subs: map[string]func(*jsonrpc.Message){}, legacySubs: map[string]func(*jsonrpc.Message){}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -234,6 +242,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.install(sess.Conn()) // the HTTP+SSE fallback
 	}
 	c.sess = sess
+	_, c.http = sess.Conn().(*iclient.HTTPConn)
 	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
 		hc.OpenStandaloneStream(o.ConnectTimeout)
 	}

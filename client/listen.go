@@ -142,8 +142,8 @@ var errStreamDropped = errors.New("client: the subscriptions/listen stream ended
 // listenOnce runs one subscriptions/listen request until its response or
 // the end of its stream, passing its events on.
 func (c *Client) listenOnce(ctx context.Context, filter ListenFilter, events chan<- *ListenEvent) error {
-	params := map[string]any{"notifications": filter, "_meta": c.metaFor(&callState{cfg: &callConfig{}})}
-	req, err := c.sess.Request("subscriptions/listen", params)
+	params := map[string]any{"notifications": filter}
+	req, err := c.request("subscriptions/listen", params, &callState{cfg: &callConfig{}})
 	if err != nil {
 		return err
 	}
