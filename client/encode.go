@@ -8,7 +8,7 @@ import (
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // This file builds the wire form of a request in one pass: the params
@@ -22,7 +22,7 @@ import (
 func (c *Client) metaPrefix() []byte {
 	c.prefixOnce.Do(func() {
 		b := []byte(`{"io.modelcontextprotocol/protocolVersion":`)
-		b = jsonrpc.AppendString(b, c.sess.Version())
+		b = wire.AppendString(b, c.sess.Version())
 		b = append(b, `,"io.modelcontextprotocol/clientCapabilities":`...)
 		b = append(b, c.meta...)
 		info, _ := json.Marshal(c.opts.ClientInfo)
@@ -42,7 +42,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, v...), nil
 	case string:
-		return jsonrpc.AppendString(b, v), nil
+		return wire.AppendString(b, v), nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -65,7 +65,7 @@ func (c *Client) encodeParams(params map[string]any, st *callState) (json.RawMes
 			b = append(b, ',')
 		}
 		first = false
-		b = jsonrpc.AppendString(b, k)
+		b = wire.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendValue(b, v); err != nil {
@@ -115,19 +115,19 @@ func (c *Client) encodeMeta(st *callState) ([]byte, error) {
 	if modern && st.cfg.level != "" {
 		sep()
 		b = append(b, `"io.modelcontextprotocol/logLevel":`...)
-		b = jsonrpc.AppendString(b, string(st.cfg.level))
+		b = wire.AppendString(b, string(st.cfg.level))
 	}
 	if st.token != "" {
 		sep()
 		b = append(b, `"progressToken":`...)
-		b = jsonrpc.AppendString(b, st.token)
+		b = wire.AppendString(b, st.token)
 	}
 	for k, v := range st.cfg.icMeta {
 		if _, over := st.cfg.meta[k]; over || (k == "progressToken" && st.token != "") {
 			continue
 		}
 		sep()
-		b = jsonrpc.AppendString(b, k)
+		b = wire.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendValue(b, v); err != nil {
@@ -139,7 +139,7 @@ func (c *Client) encodeMeta(st *callState) ([]byte, error) {
 			continue
 		}
 		sep()
-		b = jsonrpc.AppendString(b, k)
+		b = wire.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendValue(b, v); err != nil {
