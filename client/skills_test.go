@@ -231,3 +231,39 @@ func TestSkillEntryChecks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSkillEntry decodes hostile skill entries: an entry either fails to
+// decode or satisfies every rule UnmarshalJSON promises.
+func FuzzSkillEntry(f *testing.F) {
+	good, _ := json.Marshal(pdfEntry(pdfManifest))
+	f.Add(good)
+	f.Add([]byte(`{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"d"},"resources":"dynamic"}`))
+	f.Add([]byte(`{"uri":"skill://a/SKILL.md","frontmatter":{"name":"a","description":"d"},"resources":[{"uri":"skill://a/SKILL.md","digest":"sha256:` + strings.Repeat("0", 64) + `","size":0}]}`))
+	f.Add([]byte(`{"uri":"/SKILL.md","frontmatter":[],"resources":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s client.Skill
+		if err := json.Unmarshal(data, &s); err != nil {
+			return
+		}
+		if !strings.HasSuffix(s.URI, "/SKILL.md") || s.Name == "" || s.Description == "" {
+			t.Fatalf("accepted %+v", s)
+		}
+		if s.Dynamic {
+			if s.Files != nil {
+				t.Fatalf("dynamic with files: %+v", s)
+			}
+			return
+		}
+		dir := strings.TrimSuffix(s.URI, "SKILL.md")
+		seen := map[string]bool{}
+		for _, fl := range s.Files {
+			if (fl.URI != s.URI && !strings.HasPrefix(fl.URI, dir)) || seen[fl.URI] || fl.Size < 0 || len(fl.Digest) != 71 {
+				t.Fatalf("accepted file %+v of %s", fl, s.URI)
+			}
+			seen[fl.URI] = true
+		}
+		if !seen[s.URI] {
+			t.Fatalf("accepted %s without its SKILL.md", s.URI)
+		}
+	})
+}

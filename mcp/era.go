@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -19,6 +20,13 @@ import (
 // one. Neither has state, so calling through the interface allocates
 // nothing.
 type era interface {
+	// invoke runs the method handler h of exchange x and appends its
+	// response to dst: at once (modern), or through the legacy bridge,
+	// which asks the client for input with real requests.
+	invoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error)
+	// answerError appends the error response for err, which h returned,
+	// with its HTTP status.
+	answerError(x *exchange, n Notifier, err error, dst []byte) ([]byte, int)
 	// appendResultObject appends a result object: resultType first, the
 	// cache hint members (hint, nil when not cacheable), body's members,
 	// and _meta with serverInfo merged with userMeta. See
@@ -72,6 +80,14 @@ func appendEraError(w era, dst []byte, id jsonrpc.ID, e *Error) ([]byte, int) {
 // modernWire is revision 2026-07-28.
 type modernWire struct{}
 
+func (modernWire) invoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
+	return x.run(ctx, h, dst)
+}
+
+func (modernWire) answerError(x *exchange, n Notifier, err error, dst []byte) ([]byte, int) {
+	return x.s.answerError(x, n, err, dst)
+}
+
 func (modernWire) appendResultObject(s *Server, dst []byte, resultType string, hint, body, userMeta []byte) []byte {
 	return s.appendModernResultObject(dst, resultType, hint, body, userMeta)
 }
@@ -100,6 +116,14 @@ func (modernWire) resultType(result []byte) string {
 // legacyWire is revisions 2025-11-25 and older (legacy.go,
 // legacy_session.go, legacy_http.go, legacy_bridge.go).
 type legacyWire struct{}
+
+func (legacyWire) invoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
+	return x.s.legacyInvoke(ctx, x, h, dst)
+}
+
+func (legacyWire) answerError(x *exchange, n Notifier, err error, dst []byte) ([]byte, int) {
+	return x.s.answerLegacyError(x, err, dst)
+}
 
 // appendResultObject follows the 2025-11-25 schema: no resultType, no
 // cache hints, and _meta only when userMeta has members (serverInfo

@@ -148,12 +148,7 @@ func (s *Server) handleIntercepted(ctx context.Context, dst []byte, x *exchange,
 		x.finish()
 		return s.answerError(x, n, err, dst)
 	}
-	c := x.newCall(in.Transport, nil)
-	return s.runIntercepted(ctx, x, h, dst, c,
-		func(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
-			return x.run(ctx, h, dst)
-		},
-		func(x *exchange, err error, dst []byte) ([]byte, int) { return s.answerError(x, n, err, dst) })
+	return s.runIntercepted(ctx, x.newCall(in.Transport, nil, h, n, dst))
 }
 
 // handleDiscover serves server/discover as a method, on a server with
@@ -165,7 +160,7 @@ func handleDiscover(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 // answerError appends the error response of a method handler's error to
 // dst (nothing for errNoResponse).
 func (s *Server) answerError(x *exchange, n Notifier, err error, dst []byte) ([]byte, int) {
-	if err == errNoResponse {
+	if noResponse(err) {
 		return dst, 0
 	}
 	e, ok := asError(err)

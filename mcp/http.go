@@ -480,7 +480,12 @@ func isLoopbackAddr(a net.Addr) bool {
 // well-known paths (see ProtectedResourceMetadata). Every server also
 // answers health probes: GET /healthz (LivenessHandler) and GET /readyz
 // (ReadinessHandler).
+// A server without a requestState key (ServerOptions.State.Keys or
+// MCPKIT_STATE_KEYS) logs its warning about the random key here, at startup.
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
+	// A server without a configured requestState key says so now, at startup, rather than at
+	// its first elicitation: a replica behind a load balancer needs the shared key.
+	s.state.keys()
 	if path == "" {
 		path = "/mcp"
 	}

@@ -356,8 +356,9 @@ func TestInterceptorListenIsOneCall(t *testing.T) {
 	}
 	select {
 	case c := <-rec.ended:
-		if c.Method != "subscriptions/listen" {
-			t.Errorf("ended call %+v", c)
+		want := seen{Method: "subscriptions/listen", ID: "5", Transport: TransportHTTP, ResultType: "complete", Status: 200}
+		if diff := cmp.Diff(want, c); diff != "" {
+			t.Errorf("ended call (-want +got):\n%s", diff)
 		}
 	case <-ctx.Done():
 		t.Fatal("the listen call did not end at Shutdown")
@@ -476,4 +477,64 @@ func TestInterceptorLegacyClientRequest(t *testing.T) {
 	if diff := cmp.Diff(want, rec.all()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
+}
+
+// BenchmarkToolsCallIntercepted is BenchmarkToolsCall with one
+// interceptor that only calls next: the cost of the interceptor path.
+func BenchmarkToolsCallIntercepted(b *testing.B) {
+	s := NewServer(&ServerOptions{Name: "bench-server", Version: "1.0.0", Interceptors: []Interceptor{
+		func(ctx context.Context, c *Call, next CallHandler) Outcome { return next(ctx, c) },
+	}})
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes the text."},
+		func(ctx context.Context, req *ToolRequest, in echoIn) (string, error) { return in.Text, nil })
+	p := newInProcessHTTP(b, s, "tools/call", "echo", echoCallBody)
+	p.do()
+	if p.w.status != 200 {
+		b.Fatalf("status %d, body %s", p.w.status, p.w.body)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.do()
+	}
+}
+
+// TestInterceptorPassesACopy checks that an interceptor may hand next a
+// modified copy of the Call.
+func TestInterceptorPassesACopy(t *testing.T) {
+	s := interceptedServer(func(ctx context.Context, c *Call, next CallHandler) Outcome {
+		cc := *c
+		cc.Name = "renamed for the next interceptor"
+		return next(ctx, &cc)
+	})
+	if r := call(t, s, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`); r.Error != nil {
+		t.Errorf("error %+v", r.Error)
+	}
+}
+
+// TestInterceptorListenClientGone checks the outcome of a parked listen
+// stream whose client hangs up: the call ends then, as cancelled.
+func TestInterceptorListenClientGone(t *testing.T) {
+	rec := newCallRecorder()
+	s := interceptedServer(rec.intercept)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := httpPost(t, srv.URL, "subscriptions/listen", "", `{"notifications":{"toolsListChanged":true}}`, "")
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "event: ") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	resp.Body.Close() // the client goes away
+	http.DefaultClient.CloseIdleConnections()
+	select {
+	case c := <-rec.ended:
+		if c.Method != "subscriptions/listen" || c.Code != jsonrpc.CodeInternalError {
+			t.Errorf("ended call %+v, want subscriptions/listen cancelled (-32603)", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the listen call did not end when its client went away")
+	}
+	s.Shutdown(context.Background())
 }

@@ -198,8 +198,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		x.token = append([]byte(nil), rm.progressToken...)
 	}
 	if s.icpt != nil {
-		c := x.newCall(in.Transport, ss)
-		return s.runIntercepted(ctx, x, h, dst, c, s.legacyInvoke, s.answerLegacyError)
+		return s.runIntercepted(ctx, x.newCall(in.Transport, ss, h, nil, dst))
 	}
 	mark := len(dst)
 	out, err := s.legacyInvoke(ctx, x, h, dst)
@@ -245,7 +244,7 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 	mark := len(dst)
 	var out []byte
 	var inner Outcome
-	o, ran := s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+	c.serve = func(ctx context.Context, c *Call) Outcome {
 		if msg.Method == "ping" {
 			out = jsonrpc.AppendResult(dst, msg.ID, []byte("{}"))
 		} else {
@@ -254,7 +253,8 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 		}
 		inner = rawOutcome(out[mark:], legacyWire{})
 		return inner
-	})
+	}
+	o, ran := s.intercept(ctx, c)
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return appendLegacyError(dst[:mark], msg.ID, o.Err)
 	}

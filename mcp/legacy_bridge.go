@@ -210,7 +210,7 @@ func (x *exchange) callClient(ctx context.Context, ss *session, method string, p
 	var raw json.RawMessage
 	var err error
 	var inner Outcome
-	o, ran := x.s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+	c.serve = func(ctx context.Context, c *Call) Outcome {
 		raw, err = ss.callID(ctx, x.sendToClient, n, method, params)
 		inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
 		if err != nil {
@@ -222,7 +222,8 @@ func (x *exchange) callClient(ctx context.Context, ss *session, method string, p
 			inner = Outcome{Err: e, HTTPStatus: http.StatusOK}
 		}
 		return inner
-	})
+	}
+	o, ran := x.s.intercept(ctx, c)
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return nil, o.Err
 	}

@@ -147,6 +147,7 @@ type Server struct {
 	maxHeader  int
 	auth       authState
 	icpt       []Interceptor // nil when none
+	chained    CallHandler   // the interceptors around a call's handler (intercept.go)
 
 	shuttingDown atomic.Bool // Shutdown was called (Ready)
 
@@ -204,6 +205,7 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	if len(o.Interceptors) > 0 {
 		s.icpt = slices.Clone(o.Interceptors)
+		s.chained = s.chain()
 	}
 	s.log = o.Logger
 	if s.log == nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -53,6 +54,15 @@ type skillsServe struct {
 	// files only.
 	files  map[string]*resourceEntry
 	listed []listItem
+	// pages caches the encoded skills/list pages by their first index and
+	// era (see skillsPageKey): a snapshot's skills do not change.
+	pages sync.Map
+}
+
+// skillsPageKey identifies one cached skills/list page.
+type skillsPageKey struct {
+	start  int
+	legacy bool // encoded without cache hints (the legacy era)
 }
 
 // skillsWatch is the running watcher of the last AddSkills.
@@ -250,15 +260,26 @@ func pageStart(params []byte, n int, key func(int) string) (int, error) {
 }
 
 // handleSkillsList answers skills/list: the skill entries, a page at a
-// time (an entry is never split), sorted by URI.
+// time (an entry is never split), sorted by URI. Pages are encoded once
+// per snapshot.
 func handleSkillsList(ctx context.Context, req *MethodRequest) (any, error) {
-	all := skillsOf(req).list()
+	ss := skillsOf(req)
+	all := ss.list()
 	start, err := pageStart(req.Params, len(all), func(i int) string { return all[i].URI })
 	if err != nil {
 		return nil, err
 	}
+	key := skillsPageKey{start, !req.x.era().cacheHints()}
+	if page, ok := ss.pages.Load(key); ok {
+		return page.(json.RawMessage), nil
+	}
 	end := min(start+req.x.s.pageSize, len(all))
-	b := append(make([]byte, 0, 512), `{"skills":[`...)
+	size := 64
+	for i := start; i < end; i++ {
+		entry, _ := all[i].MarshalJSON()
+		size += len(entry) + 1
+	}
+	b := append(make([]byte, 0, size+96), `{"skills":[`...)
 	for i := start; i < end; i++ {
 		if i > start {
 			b = append(b, ',')
@@ -272,7 +293,11 @@ func handleSkillsList(ctx context.Context, req *MethodRequest) (any, error) {
 		b = wire.AppendString(b, encodeCursor(all[end].URI))
 	}
 	b = appendSkillsHint(b, req)
-	return json.RawMessage(append(b, '}')), nil
+	page := json.RawMessage(append(b, '}'))
+	if ss.set != nil {
+		ss.pages.Store(key, page)
+	}
+	return page, nil
 }
 
 func (ss *skillsServe) list() []*skills.Skill {

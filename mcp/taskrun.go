@@ -298,7 +298,7 @@ func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err 
 	x := r.x
 	c := &Call{Method: x.method, Name: req.Name, ID: x.id, Info: &x.info, Params: x.params, Phase: PhaseTaskRun, TaskID: r.id}
 	var inner Outcome
-	o, ran := x.s.intercept(r.ctx, c, func(ctx context.Context, c *Call) Outcome {
+	c.serve = func(ctx context.Context, c *Call) Outcome {
 		res, err = x.invokeTool(ctx, r.t, req)
 		switch {
 		case err != nil:
@@ -310,7 +310,8 @@ func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err 
 			inner = Outcome{ResultType: resultComplete, ToolError: res.IsError, HTTPStatus: http.StatusOK}
 		}
 		return inner
-	})
+	}
+	o, ran := x.s.intercept(r.ctx, c)
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return nil, o.Err
 	}
