@@ -99,12 +99,13 @@ func (l *listeners) enabled() bool { return l.max > 0 }
 // the handler that there is something to do. A parked stream (park.go) has
 // no handler: a writer takes it instead, when it is scheduled.
 type subscription struct {
-	id    string              // the JSON-RPC id, for logs
-	kinds uint8               // bit 1<<ChangeKind for every honoured kind
-	uris  []string            // honoured resourceSubscriptions, sorted, without repeats
-	tasks map[string]struct{} // honoured taskIds
-	wake  chan struct{}       // capacity 1: pending or end changed
-	abort func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
+	id     string              // the JSON-RPC id, for logs
+	kinds  uint8               // bit 1<<ChangeKind for every honoured kind
+	uris   []string            // honoured resourceSubscriptions, sorted, without repeats
+	tasks  map[string]struct{} // honoured taskIds
+	wake   chan struct{}       // capacity 1: pending or end changed
+	client string              // the client whose quota the stream counts against
+	abort  func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
 
 	mu      sync.Mutex
 	pending []Change // at most listenBuffer, oldest first
@@ -221,6 +222,7 @@ func (l *listeners) close(sub *subscription) {
 	l.mu.Lock()
 	delete(l.subs, sub)
 	l.mu.Unlock()
+	l.s.quota.release(quotaSubscriptions, sub.client)
 	l.wg.Done()
 }
 
@@ -449,7 +451,12 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	if a, ok := x.notifier.(aborter); ok {
 		sub.abort = a.abort
 	}
+	sub.client = x.clientKey()
+	if err := x.s.quota.take(quotaSubscriptions, sub.client); err != nil {
+		return nil, err
+	}
 	if err := l.open(sub); err != nil {
+		x.s.quota.release(quotaSubscriptions, sub.client)
 		return nil, err
 	}
 	if g, ok := x.notifier.(gracefulEnder); ok {
