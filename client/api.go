@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,29 +12,16 @@ import (
 
 // CallTool calls the named tool with args (nil, or any value that encodes
 // to a JSON object). A result with isError set is returned together with
-// a *ToolError. Call ListTools first for the tool's x-mcp-header
-// parameters to be mirrored into Mcp-Param-* headers.
+// a *ToolError. When the server runs the call as a task (Options.Tasks),
+// CallTool waits for it (see Task.Wait; StartTool returns the task
+// instead). Call ListTools first for the tool's x-mcp-header parameters to
+// be mirrored into Mcp-Param-* headers.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
-	p := map[string]any{"name": name}
-	if args != nil {
-		raw, err := json.Marshal(args)
-		if err != nil {
-			return nil, fmt.Errorf("client: tools/call %q: encoding the arguments: %w", name, err)
-		}
-		p["arguments"] = json.RawMessage(raw)
+	res, task, err := c.StartTool(ctx, name, args, opts...)
+	if task != nil {
+		return task.Wait(ctx)
 	}
-	res, err := c.call(ctx, "tools/call", p, newConfig(opts))
-	if err != nil {
-		return nil, err
-	}
-	var out mcp.CallToolResult
-	if err := json.Unmarshal(res, &out); err != nil {
-		return nil, &ProtocolError{Method: "tools/call", Msg: "malformed CallToolResult: " + err.Error()}
-	}
-	if out.IsError {
-		return &out, &ToolError{Name: name, Result: &out}
-	}
-	return &out, nil
+	return res, err
 }
 
 // CallToolAs calls a tool and decodes its structuredContent into an Out
@@ -66,7 +54,7 @@ func CallToolAs[Out any](ctx context.Context, c *Client, name string, args any, 
 const maxPages = 1000
 
 // list yields the items of every page of a list method.
-func list[T any](c *Client, ctx context.Context, method, field string, opts []CallOption, keep func(raw json.RawMessage, item *T) bool) iter.Seq2[*T, error] {
+func listAll[T any](c *Client, ctx context.Context, method, field string, opts []CallOption, keep func(raw json.RawMessage, item *T) bool) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		cfg := newConfig(opts)
 		cursor := ""
@@ -139,30 +127,36 @@ func list[T any](c *Client, ctx context.Context, method, field string, opts []Ca
 // remembered so that CallTool mirrors their annotated arguments into
 // Mcp-Param-* headers.
 func (c *Client) ListTools(ctx context.Context, opts ...CallOption) iter.Seq2[*mcp.Tool, error] {
-	return list(c, ctx, "tools/list", "tools", opts, func(raw json.RawMessage, t *mcp.Tool) bool {
+	return listAll(c, ctx, "tools/list", "tools", opts, func(raw json.RawMessage, t *mcp.Tool) bool {
 		schema, _ := t.InputSchema.(json.RawMessage)
 		if err := checkHeaderDecls(schema); err != nil {
 			c.log.Warn("client: leaving out a tool with an invalid x-mcp-header declaration", "tool", t.Name, "reason", err.Error())
 			return false
 		}
-		c.sess.RememberTools([]json.RawMessage{raw})
+		if bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
+			c.mu.Lock()
+			if len(c.headerTools) < 10000 {
+				c.headerTools[t.Name] = schema
+			}
+			c.mu.Unlock()
+		}
 		return true
 	})
 }
 
 // ListResources yields the server's resources, page after page.
 func (c *Client) ListResources(ctx context.Context, opts ...CallOption) iter.Seq2[*mcp.Resource, error] {
-	return list[mcp.Resource](c, ctx, "resources/list", "resources", opts, nil)
+	return listAll[mcp.Resource](c, ctx, "resources/list", "resources", opts, nil)
 }
 
 // ListResourceTemplates yields the server's resource templates.
 func (c *Client) ListResourceTemplates(ctx context.Context, opts ...CallOption) iter.Seq2[*mcp.ResourceTemplate, error] {
-	return list[mcp.ResourceTemplate](c, ctx, "resources/templates/list", "resourceTemplates", opts, nil)
+	return listAll[mcp.ResourceTemplate](c, ctx, "resources/templates/list", "resourceTemplates", opts, nil)
 }
 
 // ListPrompts yields the server's prompts, page after page.
 func (c *Client) ListPrompts(ctx context.Context, opts ...CallOption) iter.Seq2[*mcp.Prompt, error] {
-	return list[mcp.Prompt](c, ctx, "prompts/list", "prompts", opts, nil)
+	return listAll[mcp.Prompt](c, ctx, "prompts/list", "prompts", opts, nil)
 }
 
 // ReadResource reads the resource at uri.

@@ -23,6 +23,7 @@ type callConfig struct {
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
+	icMeta   map[string]any // _meta the interceptors add (intercept.go); it does not bypass the cache
 }
 
 // WithMeta adds keys to the request's _meta. Keys the client sets itself
@@ -109,6 +110,9 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 	if c.isClosed() {
 		return nil, fmt.Errorf("client: %s: %w", method, ErrClosed)
 	}
+	if c.intercepting(ctx) {
+		return c.callIntercepted(ctx, method, params, cfg)
+	}
 	if _, ok := ctx.Deadline(); !ok && c.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
@@ -128,6 +132,12 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		}()
 	}
 	mrtr := method == "tools/call" || method == "prompts/get" || method == "resources/read"
+	useCache := c.cache != nil && cacheable(method) && len(cfg.meta) == 0 && cfg.progress == nil && cfg.log == nil
+	if useCache && !cfg.noCache {
+		if res, ok := c.cache.lookup(method, params); ok {
+			return res, nil
+		}
+	}
 	var (
 		responses map[string]json.RawMessage
 		state     *string
@@ -143,16 +153,18 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		if state != nil {
 			p["requestState"] = *state
 		}
-		if m := c.metaFor(st); len(m) > 0 {
-			p["_meta"] = m
-		}
 		res, err := c.roundTrip(ctx, method, p, st)
 		if err != nil {
 			return nil, err
 		}
-		rt := resultType(res)
+		rt := resultTypeOf(res)
 		switch rt {
 		case "", "complete", "task":
+			if useCache && round == 0 && rt != "task" {
+				// A retry's result depends on inputs outside the key: only
+				// a first answer is cached.
+				c.cache.store(method, params, res)
+			}
 			return res, nil
 		case "input_required":
 		default:
@@ -205,11 +217,19 @@ func resultType(res json.RawMessage) string {
 	if !bytes.Contains(res, []byte(`"resultType"`)) {
 		return ""
 	}
-	var w struct {
-		ResultType string `json:"resultType"`
+	// res is valid JSON (the decoder checked it): read the one member
+	// without decoding the rest, and the usual values without a copy.
+	v, ok := jsonscan.Lookup(res, "resultType")
+	if !ok {
+		return ""
 	}
-	json.Unmarshal(res, &w)
-	return w.ResultType
+	for _, known := range [...]string{"complete", "input_required", "task"} {
+		if jsonscan.StringEqual(v, known) {
+			return known
+		}
+	}
+	rt, _ := jsonscan.String(v)
+	return rt
 }
 
 // metaFor builds the request's _meta: the era's required keys, the
@@ -227,6 +247,9 @@ func (c *Client) metaFor(st *callState) map[string]any {
 	if st.token != "" {
 		m["progressToken"] = st.token
 	}
+	for k, v := range st.cfg.icMeta {
+		m[k] = v
+	}
 	for k, v := range st.cfg.meta {
 		m[k] = v
 	}
@@ -235,9 +258,9 @@ func (c *Client) metaFor(st *callState) map[string]any {
 
 // roundTrip sends one request and returns its result object.
 func (c *Client) roundTrip(ctx context.Context, method string, params map[string]any, st *callState) (json.RawMessage, error) {
-	req, err := c.sess.Request(method, params)
+	req, err := c.request(method, params, st)
 	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
+		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}
 	req.Cancel = true
 	req.OnNotify = func(raw []byte, m *jsonrpc.Message) { c.onRequestNotify(st, raw, m) }
@@ -301,6 +324,6 @@ func (c *Client) Ping(ctx context.Context) error {
 	if c.sess.Era() == iclient.EraModern {
 		method = "server/discover"
 	}
-	_, err := c.call(ctx, method, nil, newConfig(nil))
+	_, err := c.call(ctx, method, nil, newConfig([]CallOption{NoCache()}))
 	return err
 }

@@ -96,6 +96,20 @@ type Options struct {
 	MaxInputRounds int
 	// Extensions are declared in the client capabilities.
 	Extensions map[string]json.RawMessage
+	// Tasks declares the tasks extension: the server may then run a tool
+	// call as a task, which CallTool waits for and StartTool returns.
+	Tasks bool
+
+	// Cache, when set, is the cache the client shares with other clients;
+	// by default each client has its own (of DefaultCacheEntries results).
+	// NoCache set disables caching.
+	Cache   *Cache
+	NoCache bool
+	// CacheCredential names the authorization context of the client's
+	// requests (a user, a token's subject): results with cacheScope
+	// "private" are shared only between clients of a shared Cache with the
+	// same value, and with none when it is empty.
+	CacheCredential string
 
 	// OnNotification gets every notification no request or Listen took,
 	// list changes included.
@@ -103,6 +117,10 @@ type Options struct {
 	// OnLog gets log messages (notifications/message) that no request's
 	// WithLog took.
 	OnLog func(m *LogMessage)
+	// Interceptors wrap each call the client makes, the first outermost:
+	// tracing, metrics, logging. See Interceptor.
+	Interceptors []Interceptor
+
 	// Logger gets the client's warnings (a dropped tool, say). Default:
 	// slog.Default().
 	Logger *slog.Logger
@@ -121,16 +139,30 @@ type Client struct {
 	supVer []string
 	log    *slog.Logger
 
+	cache *clientCache // nil: no caching
+	http  bool         // Streamable HTTP: requests carry the MCP headers
+
+	prefixOnce sync.Once
+	prefix     []byte // the encoded start of every modern _meta
+	headers    headerCache
+
 	mu       sync.Mutex
 	progress map[string]*callState // progress token -> request
-	nextTok  int64
-	closed   bool
+	// headerTools holds the input schemas of listed tools with
+	// x-mcp-header parameters.
+	headerTools map[string]json.RawMessage
+	// subs are the open subscriptions/listen streams by request id (raw
+	// JSON), legacySubs the legacy listeners.
+	subs       map[string]func(*jsonrpc.Message)
+	legacySubs map[string]func(*jsonrpc.Message)
+	nextTok    int64
+	closed     bool
 }
 
 // Connect opens t and negotiates a protocol version with the server behind
 // it, as the package documentation describes.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
-	c := &Client{progress: map[string]*callState{}}
+	c := &Client{progress: map[string]*callState{}, headerTools: map[string]json.RawMessage{}, subs: map[string]func(*jsonrpc.Message){}, legacySubs: map[string]func(*jsonrpc.Message){}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -171,6 +203,17 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if version != "" && !slices.Contains(iclient.ModernVersions, version) && !iclient.IsLegacy(version) {
 		return nil, fmt.Errorf("client: unknown protocol version %q", version)
 	}
+	if !o.NoCache {
+		cache := o.Cache
+		if cache == nil {
+			cache = NewCache(0)
+		}
+		server := ""
+		if ht, ok := t.(*HTTPTransport); ok {
+			server = ht.URL
+		}
+		c.cache = newClientCache(cache, server, o.CacheCredential)
+	}
 	c.caps = c.declaredCapabilities()
 	c.meta, _ = json.Marshal(&c.caps)
 
@@ -193,12 +236,13 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	sess, err := iclient.Connect(ctx, conn, iopts)
 	if err != nil {
 		conn.Close()
-		return nil, err
+		return nil, connectError(err, conn)
 	}
 	if sess.Conn() != conn {
 		c.install(sess.Conn()) // the HTTP+SSE fallback
 	}
 	c.sess = sess
+	_, c.http = sess.Conn().(*iclient.HTTPConn)
 	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
 		hc.OpenStandaloneStream(o.ConnectTimeout)
 	}
@@ -246,8 +290,14 @@ func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
 	if c.opts.Roots != nil {
 		caps.Roots = &mcp.RootsCapability{}
 	}
-	if len(c.opts.Extensions) > 0 {
-		caps.Extensions = c.opts.Extensions
+	if len(c.opts.Extensions) > 0 || c.opts.Tasks {
+		caps.Extensions = map[string]json.RawMessage{}
+		for k, v := range c.opts.Extensions {
+			caps.Extensions[k] = v
+		}
+		if c.opts.Tasks {
+			caps.Extensions[TasksExtension] = json.RawMessage("{}")
+		}
 	}
 	return caps
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -162,6 +163,27 @@ func (c *Client) onRequestNotify(st *callState, raw []byte, m *jsonrpc.Message) 
 
 // onNotify routes a notification no request took.
 func (c *Client) onNotify(raw []byte, m *jsonrpc.Message) {
+	c.observe(m)
+	if id := subscriptionID(m.Params); id != "" {
+		c.mu.Lock()
+		deliver := c.subs[id]
+		c.mu.Unlock()
+		if deliver != nil {
+			deliver(m)
+			return
+		}
+	}
+	if c.sess != nil && c.sess.Era() == iclient.EraLegacy {
+		c.mu.Lock()
+		fns := make([]func(*jsonrpc.Message), 0, len(c.legacySubs))
+		for _, fn := range c.legacySubs {
+			fns = append(fns, fn)
+		}
+		c.mu.Unlock()
+		for _, fn := range fns {
+			fn(m)
+		}
+	}
 	switch m.Method {
 	case "notifications/progress":
 		var w struct {
@@ -222,4 +244,12 @@ func decodeLog(params json.RawMessage) (*LogMessage, bool) {
 		return nil, false
 	}
 	return &LogMessage{Level: w.Level, Logger: w.Logger, Data: append(json.RawMessage(nil), w.Data...)}, true
+}
+
+// observe sees every notification before it is routed (cache
+// invalidation).
+func (c *Client) observe(m *jsonrpc.Message) {
+	if c.cache != nil && m.IsNotification() {
+		c.cache.invalidate(m)
+	}
 }

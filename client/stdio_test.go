@@ -18,6 +18,9 @@ func TestMain(m *testing.M) {
 	case "serve":
 		testServer(nil).ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
+	case "wrong-id", "garbage":
+		hostileStdio(os.Getenv("MCPKIT_CLIENT_TEST_SERVER"))
+		os.Exit(0)
 	case "crash":
 		os.Stderr.WriteString("fatal: no config file\n")
 		os.Exit(3)

@@ -142,6 +142,9 @@ func (n memNotifier) Notify(msg []byte) {
 
 func (c *memConn) RoundTrip(ctx context.Context, req *iclient.Request) (*iclient.Reply, error) {
 	id := c.ids.next()
+	if req.OnID != nil {
+		req.OnID(id)
+	}
 	body := jsonrpc.AppendRequest(nil, id, req.Method, req.Params)
 	m, derr := jsonrpc.Decode(body)
 	if derr != nil {

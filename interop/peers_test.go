@@ -112,7 +112,7 @@ var mcpkitURL = regexp.MustCompile(`url="?(http://[^" ]+/mcp)`)
 // mcpkitHTTP runs `mcpkit serve` on a free port as its own process, and
 // stops it (SIGTERM, then the exit status is checked) when the test ends.
 func mcpkitHTTP(t *testing.T) target {
-	cmd := exec.Command(mcpkitBin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(mcpkitBin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func mcpkitHTTP(t *testing.T) target {
 }
 
 func mcpkitStdio(t *testing.T) target {
-	return target{command: []string{mcpkitBin, "serve", "--stdio"}}
+	return target{command: []string{mcpkitBin, "serve", "--fixtures", "--stdio"}}
 }
 
 func mcpkitPeer(name, version, era string, start func(t *testing.T) target) peer {

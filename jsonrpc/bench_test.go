@@ -17,16 +17,3 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkDecodeVisit decodes the same request reporting its params.
-func BenchmarkDecodeVisit(b *testing.B) {
-	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		if _, err := jsonrpc.DecodeVisit(data, func(ev jsonrpc.ParamsEvent, key []byte, escaped bool, value []byte) { n++ }); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

@@ -2,9 +2,8 @@ package jsonrpc
 
 import (
 	"encoding/json"
-	"strconv"
 
-	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Message is one decoded JSON-RPC message: a request (Method and ID), a
@@ -34,236 +33,16 @@ func (m *Message) IsResponse() bool { return m.Method == "" }
 // single JSON-RPC message), and the returned Message carries the request id
 // when it could be read so that the error response can echo it.
 //
-// Decode does not allocate for the envelope of a request whose method is one
-// of the methods MCP defines. The Message refers to data; data must not be
-// modified while the Message is in use.
+// The decoder is strict in the ways MCP requires: an id is a string or an
+// integer and never null on a request, params is an object, batches are
+// refused, and nesting is bounded. It does not allocate for the envelope of
+// a request whose method is one of the methods MCP defines. The Message
+// refers to data; data must not be modified while the Message is in use.
 func Decode(data []byte) (Message, *Error) {
-	return decode(data, nil)
-}
-
-// A ParamsEvent tells a ParamsVisitor what it is given.
-type ParamsEvent int
-
-const (
-	// ParamsStart: a params object begins. Forget what earlier events
-	// reported (a message may repeat params; the last one counts).
-	ParamsStart ParamsEvent = iota
-	// MetaMember: a member of the object value of a params member named
-	// _meta. All of them come before the ParamsMember event of that _meta.
-	MetaMember
-	// ParamsMember: a top-level member of params, with its whole value.
-	ParamsMember
-)
-
-// A ParamsVisitor receives the members of a message's params object from
-// DecodeVisit. key is the raw member name (still escaped when escaped is
-// true); key and value point into the decoded buffer. For ParamsStart, key
-// and value are nil.
-type ParamsVisitor func(ev ParamsEvent, key []byte, escaped bool, value []byte)
-
-// DecodeVisit is Decode, and in the same validating pass it reports the
-// members of the message's params object to visit: for every params object
-// in the message (normally one) a ParamsStart event, then for each of its
-// members a ParamsMember event, preceded, for a member named _meta (MCP's
-// reserved metadata) whose value is an object, by one MetaMember event per
-// member of that object. Members come in the order of the text. Events
-// may be reported for a message that Decode then rejects, and for a params
-// that is not the message's last; use them only when DecodeVisit returns no
-// error, and only with the returned Message's Params.
-func DecodeVisit(data []byte, visit ParamsVisitor) (Message, *Error) {
-	return decode(data, visit)
-}
-
-func decode(data []byte, visit ParamsVisitor) (Message, *Error) {
-	var msg Message
-	switch jsonscan.Kind(data) {
-	case '{':
-	case '[':
-		if jsonscan.Valid(data) {
-			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: batches are not supported"}
-		}
-		return msg, parseError(data)
-	default:
-		if jsonscan.Valid(data) {
-			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message must be a JSON object"}
-		}
-		return msg, parseError(data)
+	m, err := wire.Decode(data, nil)
+	msg := Message{ID: ID{raw: m.ID}, Method: m.Method, Params: m.Params, Result: m.Result, Error: (*Error)(m.Error)}
+	if err != nil {
+		return msg, (*Error)(err)
 	}
-	var (
-		version, idRaw, method []byte
-		hasID, hasMethod       bool
-		hasResult, hasError    bool
-		errRaw                 []byte
-	)
-	// One pass both validates the text and reads the envelope.
-	it := jsonscan.CheckObject(data)
-	var m jsonscan.Member
-	for it.NextKey(&m) {
-		key := memberKey(&m)
-		if visit != nil && string(key) == "params" {
-			if v, ok := visitParams(&it, visit); ok {
-				msg.Params = v
-			}
-			continue
-		}
-		var ok bool
-		if m.Value, ok = it.Value(); !ok {
-			break
-		}
-		switch string(key) {
-		case "jsonrpc":
-			version = m.Value
-		case "id":
-			idRaw, hasID = m.Value, true
-		case "method":
-			method, hasMethod = m.Value, true
-		case "params":
-			msg.Params = m.Value
-		case "result":
-			msg.Result, hasResult = m.Value, true
-		case "error":
-			errRaw, hasError = m.Value, true
-		}
-	}
-	if !it.Valid() {
-		return Message{}, parseError(data)
-	}
-	if hasID {
-		if string(idRaw) == "null" {
-			if hasMethod {
-				return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: id must not be null"}
-			}
-		} else if !validID(idRaw) {
-			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: id must be a string or an integer"}
-		} else {
-			msg.ID = ID{raw: idRaw}
-		}
-	}
-	if !jsonscan.StringEqual(version, Version) {
-		return msg, &Error{Code: CodeInvalidRequest, Message: `Invalid Request: "jsonrpc" must be "2.0"`}
-	}
-	if hasMethod {
-		name, ok := methodName(method)
-		if !ok || name == "" {
-			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: method must be a non-empty string"}
-		}
-		msg.Method = name
-		if msg.Params != nil {
-			switch jsonscan.Kind(msg.Params) {
-			case '{':
-			case 'n': // params: null is treated as absent
-				msg.Params = nil
-			default:
-				return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: params must be an object"}
-			}
-		}
-		msg.Result = nil
-		return msg, nil
-	}
-	// A response.
-	if !msg.ID.IsValid() && !hasError {
-		return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a message needs a method, or an id with a result or error"}
-	}
-	switch {
-	case hasResult && !hasError:
-		return msg, nil
-	case hasError && !hasResult:
-		var e Error
-		if err := json.Unmarshal(errRaw, &e); err != nil {
-			return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: malformed error object"}
-		}
-		msg.Error = &e
-		return msg, nil
-	}
-	return msg, &Error{Code: CodeInvalidRequest, Message: "Invalid Request: a response needs exactly one of result and error"}
-}
-
-// memberKey returns a member's name with escapes decoded; it allocates only
-// for a name that has escapes.
-func memberKey(m *jsonscan.Member) []byte {
-	if !m.Escaped {
-		return m.Key
-	}
-	if s, ok := jsonscan.String(append(append([]byte{'"'}, m.Key...), '"')); ok {
-		return []byte(s)
-	}
-	return m.Key
-}
-
-// visitParams validates the value of the params member that it has just
-// read the name of, reporting an object's members to visit, and returns the
-// value; false means a syntax error.
-func visitParams(it *jsonscan.Checked, visit ParamsVisitor) ([]byte, bool) {
-	p, isObject := it.Enter()
-	if !isObject {
-		return it.Value()
-	}
-	visit(ParamsStart, nil, false, nil)
-	var m, mm jsonscan.Member
-	for p.NextKey(&m) {
-		if string(memberKey(&m)) == "_meta" {
-			if meta, isObject := p.Enter(); isObject {
-				for meta.Next(&mm) {
-					visit(MetaMember, mm.Key, mm.Escaped, mm.Value)
-				}
-				m.Value, _ = p.Leave(&meta)
-			} else {
-				m.Value, _ = p.Value()
-			}
-		} else {
-			m.Value, _ = p.Value()
-		}
-		if m.Value == nil {
-			break // a syntax error: the walk is invalid
-		}
-		visit(ParamsMember, m.Key, m.Escaped, m.Value)
-	}
-	return it.Leave(&p)
-}
-
-func parseError(data []byte) *Error {
-	if jsonscan.TooDeep(data) {
-		return &Error{Code: CodeParseError, Message: "Parse error: the message nests deeper than " + strconv.Itoa(jsonscan.MaxDepth) + " levels"}
-	}
-	return &Error{Code: CodeParseError, Message: "Parse error: the message is not valid JSON"}
-}
-
-// methodName decodes a method string, returning the constant string for the
-// methods MCP defines so that the common case does not allocate.
-func methodName(v []byte) (string, bool) {
-	raw, ok := jsonscan.StringBytes(v)
-	if !ok {
-		return "", false
-	}
-	switch string(raw) {
-	case "server/discover":
-		return "server/discover", true
-	case "tools/call":
-		return "tools/call", true
-	case "tools/list":
-		return "tools/list", true
-	case "resources/list":
-		return "resources/list", true
-	case "resources/read":
-		return "resources/read", true
-	case "resources/templates/list":
-		return "resources/templates/list", true
-	case "prompts/list":
-		return "prompts/list", true
-	case "prompts/get":
-		return "prompts/get", true
-	case "completion/complete":
-		return "completion/complete", true
-	case "subscriptions/listen":
-		return "subscriptions/listen", true
-	case "notifications/cancelled":
-		return "notifications/cancelled", true
-	case "initialize":
-		return "initialize", true
-	case "notifications/initialized":
-		return "notifications/initialized", true
-	case "ping":
-		return "ping", true
-	}
-	return jsonscan.String(v)
+	return msg, nil
 }

@@ -1,8 +1,9 @@
 package jsonrpc
 
 import (
-	"encoding/json"
 	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // AppendResult appends a result response for id with the given encoded
@@ -22,7 +23,7 @@ func AppendError(dst []byte, id ID, e *Error) []byte {
 	dst = append(dst, `,"error":{"code":`...)
 	dst = strconv.AppendInt(dst, int64(e.Code), 10)
 	dst = append(dst, `,"message":`...)
-	dst = AppendString(dst, e.Message)
+	dst = wire.AppendString(dst, e.Message)
 	if len(e.Data) > 0 {
 		dst = append(dst, `,"data":`...)
 		dst = append(dst, e.Data...)
@@ -34,7 +35,7 @@ func AppendError(dst []byte, id ID, e *Error) []byte {
 // (omitted when nil).
 func AppendNotification(dst []byte, method string, params []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","method":`...)
-	dst = AppendString(dst, method)
+	dst = wire.AppendString(dst, method)
 	if params != nil {
 		dst = append(dst, `,"params":`...)
 		dst = append(dst, params...)
@@ -48,7 +49,7 @@ func AppendRequest(dst []byte, id ID, method string, params []byte) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"method":`...)
-	dst = AppendString(dst, method)
+	dst = wire.AppendString(dst, method)
 	if params != nil {
 		dst = append(dst, `,"params":`...)
 		dst = append(dst, params...)
@@ -61,19 +62,4 @@ func appendID(dst []byte, id ID) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, id.raw...)
-}
-
-// AppendString appends s as a JSON string. Characters that are unsafe in
-// HTML are escaped as encoding/json does, and invalid UTF-8 is replaced.
-func AppendString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s)
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }

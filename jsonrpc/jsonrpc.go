@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Version is the only JSON-RPC version MCP speaks.
@@ -38,6 +40,16 @@ type ID struct {
 func StringID(s string) ID {
 	b, _ := json.Marshal(s)
 	return ID{raw: b}
+}
+
+// RawID returns the ID whose JSON encoding is raw, and whether raw is a
+// string or an integer (anything else, null included, gives the zero ID
+// and false). The ID shares raw's memory; see Clone.
+func RawID(raw []byte) (ID, bool) {
+	if !wire.ValidID(raw) {
+		return ID{}, false
+	}
+	return ID{raw: raw}, true
 }
 
 // IntID returns the ID for the integer n.
@@ -103,35 +115,11 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 		*id = ID{}
 		return nil
 	}
-	if !validID(b) {
+	if !wire.ValidID(b) {
 		return &Error{Code: CodeInvalidRequest, Message: "id must be a string or an integer"}
 	}
 	id.raw = bytes.Clone(b)
 	return nil
-}
-
-// validID reports whether b (a valid JSON value) is a string or an integer
-// without fraction or exponent.
-func validID(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
-	if b[0] == '"' {
-		return true
-	}
-	i := 0
-	if b[0] == '-' {
-		i++
-	}
-	if i == len(b) {
-		return false
-	}
-	for ; i < len(b); i++ {
-		if b[i] < '0' || b[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // Error is a JSON-RPC error object. It implements the error interface so
@@ -142,6 +130,7 @@ type Error struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error returns the message and the code.
 func (e *Error) Error() string {
 	return "jsonrpc: " + e.Message + " (" + strconv.Itoa(e.Code) + ")"
 }

@@ -508,21 +508,31 @@ func quotedSafe(sc string) string {
 }
 
 // challengeFor gives the HTTP transport the WWW-Authenticate header of an
-// insufficient-scope error that a method handler returned. It does nothing
-// on other transports, for other errors, and once an SSE stream has begun.
+// insufficient-scope error that a method handler returned, in either era
+// (a legacy session's request answered with JSON, too, so that legacy
+// clients can step up). It does nothing on other transports, for other
+// errors, and once an SSE stream has begun.
 func (s *Server) challengeFor(n Notifier, e *Error) {
-	h, ok := n.(*httpSink)
-	if !ok {
-		return
-	}
 	var se *scopeError
 	if !errors.As(e, &se) {
 		return
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.sse {
-		h.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+	if w, ok := n.(*sessionWrapper); ok {
+		n = w.n
+	}
+	switch h := n.(type) {
+	case *httpSink:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if !h.sse {
+			h.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+		}
+	case *sseStream:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if c := h.conn; c != nil && !c.sse {
+			c.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+		}
 	}
 }
 

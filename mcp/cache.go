@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // ListFilters decide, per request, which registered items a caller sees,
@@ -112,7 +112,7 @@ func (x *exchange) servePage(ctx context.Context, l *listing, dst []byte) ([]byt
 		}
 		if n == x.s.pageSize {
 			body = append(body, `],"nextCursor":`...)
-			body = jsonrpc.AppendString(body, encodeCursor(l.items[i].key))
+			body = wire.AppendString(body, encodeCursor(l.items[i].key))
 			body = append(body, '}')
 			return x.appendResultHint(dst, resultComplete, x.s.appendHint(nil, 0, CachePrivate), body, nil), nil
 		}
@@ -140,7 +140,7 @@ func (s *Server) appendHint(dst []byte, ttl time.Duration, scope CacheScope) []b
 	dst = append(dst, `"ttlMs":`...)
 	dst = strconv.AppendInt(dst, ttl.Milliseconds(), 10)
 	dst = append(dst, `,"cacheScope":`...)
-	return jsonrpc.AppendString(dst, string(scope))
+	return wire.AppendString(dst, string(scope))
 }
 
 // checkCacheScope panics unless scope is empty or a known CacheScope; what names

@@ -25,6 +25,10 @@ type CompletionHandler func(ctx context.Context, req *CompleteRequest) (*Complet
 // CompleteRequest is a completion/complete request as its handler sees it.
 type CompleteRequest struct {
 	requestBase
+	// Info describes the request: the protocol version and era, the client
+	// identity, capabilities and log level its _meta declared, and the
+	// verified principal.
+	Info *RequestInfo
 	// Prompt is the name of the prompt whose argument is completed, or ""
 	// for a resource template.
 	Prompt string
@@ -171,7 +175,7 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 		if err != nil {
 			return nil, err
 		}
-		req.requestBase = requestBase{x: x, Info: info}
+		req.requestBase, req.Info = requestBase{x: x}, info
 		r, err := h(ctx, req)
 		if err != nil {
 			if _, ok := asError(err); !ok && ctx.Err() != nil {

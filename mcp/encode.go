@@ -6,7 +6,8 @@ import (
 	"fmt"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 var b64 = base64.RawURLEncoding
@@ -78,7 +79,7 @@ func objectInner(obj []byte) []byte {
 
 // appendMember appends `"key":value`.
 func appendMember(dst []byte, key string, value []byte) []byte {
-	dst = jsonrpc.AppendString(dst, key)
+	dst = wire.AppendString(dst, key)
 	dst = append(dst, ':')
 	return append(dst, value...)
 }

@@ -54,6 +54,7 @@ type Error struct {
 	status int
 }
 
+// Error returns the message, followed by the cause when there is one.
 func (e *Error) Error() string {
 	if e.Err != nil {
 		return e.Message + ": " + e.Err.Error()
@@ -151,11 +152,13 @@ func ResourceNotFound(uri string) *Error {
 
 // MissingCapability returns the MissingRequiredClientCapability error
 // (CodeMissingCapability, -32021) for the given missing client
-// capabilities, which data.requiredCapabilities names.
+// capabilities, which data.requiredCapabilities names, and so does the
+// message, for a person: "Missing required client capability: sampling
+// (declare it in the request's clientCapabilities)".
 func MissingCapability(required ClientCapabilities) *Error {
 	return &Error{
 		Code:    CodeMissingCapability,
-		Message: "Missing required client capability",
+		Message: missingCapabilityMessage(required),
 		Data:    map[string]any{"requiredCapabilities": required},
 	}
 }

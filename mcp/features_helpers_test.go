@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Helpers for the tests of tools, resources, prompts and completion: they
@@ -72,7 +74,7 @@ func (c *collector) Notify(msg []byte) {
 // extra _meta members through s.Handle.
 func callCtx(tb testing.TB, ctx context.Context, s *Server, method, params, extraMeta string) rpcReply {
 	tb.Helper()
-	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(jsonrpc.AppendString(nil, method)) + `,"params":` + withMeta(params, extraMeta) + `}`)
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(wire.AppendString(nil, method)) + `,"params":` + withMeta(params, extraMeta) + `}`)
 	msg := decodeMsg(tb, body)
 	var c collector
 	out, status := s.Handle(ctx, nil, &Incoming{Message: &msg}, &c)
@@ -129,14 +131,14 @@ func cursorMember(c string) string {
 	if c == "" {
 		return ""
 	}
-	return `"cursor":` + string(jsonrpc.AppendString(nil, c)) + ","
+	return `"cursor":` + string(wire.AppendString(nil, c)) + ","
 }
 
 func cursorParams(c string) string {
 	if c == "" {
 		return "{}"
 	}
-	return `{"cursor":` + string(jsonrpc.AppendString(nil, c)) + `}`
+	return `{"cursor":` + string(wire.AppendString(nil, c)) + `}`
 }
 
 // names returns the given member of each object in the list field of a

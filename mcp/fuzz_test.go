@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func fuzzServer() *Server {
@@ -138,6 +137,8 @@ func FuzzScanMeta(f *testing.F) {
 	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"a","io.modelcontextprotocol/protocolVersion":"b"}}`))
 	f.Add([]byte(`{"name":"a","_meta":5,"n\u0061me":"b","arguments":{"_meta":{}},"_meta":{"progressToken":1},"uri":"u","taskId":"t","inputResponses":{},"requestState":"s"}`))
 	f.Add([]byte(`{"_meta":{"io.modelcontextprotocol/logLevel":"x"},"\u005fmeta":[]}`))
+	f.Add([]byte(`{"_meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","baggage":"k=v","io.modelcontextprotocol/x":1},"name":"a"}`))
+	f.Add([]byte(`{"_meta":{"trace\u0070arent":"x"},"_meta":{"progressToken":1}}`))
 	f.Fuzz(func(t *testing.T, params []byte) {
 		checkMetaVisitor(t, params)
 		if !json.Valid(params) {
@@ -160,6 +161,18 @@ func FuzzScanMeta(f *testing.F) {
 		}
 		var info RequestInfo
 		_ = rm.decodeInfo(&info, "v") // must not panic; errors are fine
+		// RequestInfo.Meta: only members that are not the protocol's,
+		// each a valid JSON value, and none when extraMeta found none.
+		raw := rm.extraMeta(params)
+		meta := decodeMeta(raw)
+		if raw == nil && meta != nil {
+			t.Fatalf("params %s: Meta %v without an extra _meta span", params, meta)
+		}
+		for k, v := range meta {
+			if isProtocolMetaKey([]byte(k)) || !json.Valid(v) {
+				t.Fatalf("params %s: Meta member %q = %s", params, k, v)
+			}
+		}
 	})
 }
 
@@ -173,7 +186,7 @@ func checkMetaVisitor(t *testing.T, params []byte) {
 	t.Helper()
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + string(params) + `}`)
 	var mv metaVisitor
-	msg, derr := jsonrpc.DecodeVisit(body, mv.visit)
+	msg, derr := decodeVisit(body, mv.visit)
 	if derr != nil {
 		return
 	}

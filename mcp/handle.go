@@ -68,7 +68,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 // handle is Handle, with the headers the validator reads already picked
 // out of in.Header when hh is not nil (ServeHTTP does that in its one pass
 // over the header map), and with the request's _meta already read when mv
-// is not nil (the transport decoded with jsonrpc.DecodeVisit).
+// is not nil (the transport decoded with decodeVisit).
 func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifier, hh *httpHeaders, mv *metaVisitor) ([]byte, int) {
 	if in.session != nil {
 		// Legacy era (2025-11-25 and earlier): served by legacy.go.
@@ -153,12 +153,7 @@ func (s *Server) handleIntercepted(ctx context.Context, dst []byte, x *exchange,
 		x.finish()
 		return s.answerError(x, n, err, dst)
 	}
-	c := x.newCall(in.Transport, nil)
-	return s.runIntercepted(ctx, x, h, dst, c,
-		func(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
-			return x.run(ctx, h, dst)
-		},
-		func(x *exchange, err error, dst []byte) ([]byte, int) { return s.answerError(x, n, err, dst) })
+	return s.runIntercepted(ctx, x.newCall(in.Transport, nil, h, n, dst))
 }
 
 // handleDiscover serves server/discover as a method, on a server with

@@ -80,7 +80,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var msg jsonrpc.Message
 	var mv metaVisitor
 	var derr *jsonrpc.Error
-	if msg, derr = jsonrpc.DecodeVisit(body, mv.visit); derr != nil {
+	if msg, derr = decodeVisit(body, mv.visit); derr != nil {
 		writeHTTPError(w, msg.ID, fromWire(derr))
 		return
 	}
@@ -122,7 +122,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// ends.
 		body = slices.Clone(body)
 		mv = metaVisitor{}
-		msg, _ = jsonrpc.DecodeVisit(body, mv.visit) // it decoded before
+		msg, _ = decodeVisit(body, mv.visit) // it decoded before
 		mv.finish(msg.Params)
 		pooled := new([]byte)
 		*pooled, *buf = *buf, nil
@@ -498,7 +498,12 @@ func isLoopbackAddr(a net.Addr) bool {
 // well-known paths (see ProtectedResourceMetadata). Every server also
 // answers health probes: GET /healthz (LivenessHandler) and GET /readyz
 // (ReadinessHandler).
+// A server without a requestState key (ServerOptions.State.Keys or
+// MCPKIT_STATE_KEYS) logs its warning about the random key here, at startup.
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
+	// A server without a configured requestState key says so now, at startup, rather than at
+	// its first elicitation: a replica behind a load balancer needs the shared key.
+	s.state.keys()
 	if path == "" {
 		path = "/mcp"
 	}

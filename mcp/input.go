@@ -11,7 +11,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schema"
-	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // This file holds the three kinds of input a handler may ask the client
@@ -208,9 +209,9 @@ func encodeElicit(p *ElicitParams) (params []byte, mode ElicitMode, sch []byte, 
 		return nil, mode, nil, errors.New("ElicitParams.Message is empty")
 	}
 	b := []byte(`{"mode":`)
-	b = jsonrpc.AppendString(b, string(mode))
+	b = wire.AppendString(b, string(mode))
 	b = append(b, `,"message":`...)
-	b = jsonrpc.AppendString(b, p.Message)
+	b = wire.AppendString(b, p.Message)
 	switch mode {
 	case ElicitModeForm:
 		if p.URL != "" {
@@ -238,7 +239,7 @@ func encodeElicit(p *ElicitParams) (params []byte, mode ElicitMode, sch []byte, 
 			return nil, mode, nil, errors.New("ElicitParams.RequestedSchema is set in URL mode")
 		}
 		b = append(b, `,"url":`...)
-		b = jsonrpc.AppendString(b, p.URL)
+		b = wire.AppendString(b, p.URL)
 	default:
 		return nil, mode, nil, fmt.Errorf("unknown elicitation mode %q", mode)
 	}
@@ -535,13 +536,13 @@ func inferForm(t reflect.Type) (json.RawMessage, error) {
 			b = append(b, ',')
 		}
 		n++
-		b = jsonrpc.AppendString(b, name)
+		b = wire.AppendString(b, name)
 		b = append(b, `:{"type":"`...)
 		b = append(b, typ...)
 		b = append(b, '"')
 		if d := f.Tag.Get("jsonschema"); d != "" {
 			b = append(b, `,"description":`...)
-			b = jsonrpc.AppendString(b, d)
+			b = wire.AppendString(b, d)
 		}
 		b = append(b, '}')
 		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {

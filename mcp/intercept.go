@@ -105,6 +105,12 @@ type Call struct {
 	TaskID string
 
 	session *session
+	// The innermost handler runs xc.serve (an exchange's method), or else
+	// serve; ran records that it was called.
+	xc    *exchangeCall
+	serve CallHandler
+	ran   bool
+	ranp  *bool // &ran of the Call given to the interceptors: copies share it
 }
 
 // SessionDone returns a channel that is closed when the call's legacy
@@ -141,9 +147,16 @@ type Outcome struct {
 // intercepting reports whether the server has interceptors.
 func (s *Server) intercepting() bool { return s.icpt != nil }
 
-// chain builds the CallHandler that runs the interceptors around last.
-func (s *Server) chain(last CallHandler) CallHandler {
-	h := last
+// chain builds the CallHandler that runs the interceptors around the
+// call's own handler; NewServer builds it once.
+func (s *Server) chain() CallHandler {
+	h := CallHandler(func(ctx context.Context, c *Call) Outcome {
+		*c.ranp = true
+		if c.xc != nil {
+			return c.xc.run(ctx)
+		}
+		return c.serve(ctx, c)
+	})
 	for i := len(s.icpt) - 1; i >= 0; i-- {
 		ic, next := s.icpt[i], h
 		h = func(ctx context.Context, c *Call) Outcome { return ic(ctx, c, next) }
@@ -151,27 +164,42 @@ func (s *Server) chain(last CallHandler) CallHandler {
 	return h
 }
 
-// intercept runs the interceptors around serve, which runs the method and
-// returns its outcome. It recovers a panic of an interceptor as an internal
-// error. ran reports whether serve was called.
-func (s *Server) intercept(ctx context.Context, c *Call, serve CallHandler) (o Outcome, ran bool) {
+// intercept runs the interceptors around the call's handler (c.xc or
+// c.serve). It recovers a panic of an interceptor as an internal error.
+// ran reports whether the handler was called.
+func (s *Server) intercept(ctx context.Context, c *Call) (o Outcome, ran bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("mcp: interceptor panicked", "method", c.Method, "panic", p, "stack", string(debug.Stack()))
 			e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 			o = Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
 		}
+		ran = c.ran
 	}()
-	o = s.chain(func(ctx context.Context, c *Call) Outcome {
-		ran = true
-		return serve(ctx, c)
-	})(ctx, c)
-	return o, ran
+	c.ranp = &c.ran
+	return s.chained(ctx, c), false
 }
 
-// newCall returns the Call of an exchange.
-func (x *exchange) newCall(t Transport, ss *session) *Call {
-	c := &Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss}
+// exchangeCall is the Call of an exchange and what running its method
+// needs, in one allocation.
+type exchangeCall struct {
+	Call
+	s      *Server
+	x      *exchange
+	h      methodHandler
+	n      Notifier // for answerError (modern exchanges)
+	dst    []byte
+	mark   int
+	out    []byte
+	status int
+	inner  Outcome
+}
+
+// newCall returns the Call of an exchange, ready to run h.
+func (x *exchange) newCall(t Transport, ss *session, h methodHandler, n Notifier, dst []byte) *exchangeCall {
+	xc := &exchangeCall{s: x.s, x: x, h: h, n: n, dst: dst, mark: len(dst)}
+	xc.Call = Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss, xc: xc}
+	c := &xc.Call
 	if ss != nil {
 		c.SessionID = ss.id
 	}
@@ -184,40 +212,50 @@ func (x *exchange) newCall(t Transport, ss *session) *Call {
 			c.Name, _ = jsonscan.String(v)
 		}
 	}
-	return c
+	return xc
+}
+
+// run runs the exchange's method (the innermost handler) and appends its
+// response, result or error, to dst.
+func (xc *exchangeCall) run(ctx context.Context) Outcome {
+	x, s := xc.x, xc.s
+	var out []byte
+	var err error
+	if x.info.Era == EraLegacy {
+		out, err = s.legacyInvoke(ctx, x, xc.h, xc.dst)
+	} else {
+		out, err = x.run(ctx, xc.h, xc.dst)
+	}
+	x.finish()
+	if err != nil {
+		if x.info.Era == EraLegacy {
+			xc.out, xc.status = s.answerLegacyError(x, err, xc.dst[:xc.mark])
+		} else {
+			xc.out, xc.status = s.answerError(x, xc.n, err, xc.dst[:xc.mark])
+		}
+		xc.inner = Outcome{HTTPStatus: xc.status}
+		if err != errNoResponse {
+			xc.inner.Err = answeredError(x, err)
+		}
+		return xc.inner
+	}
+	xc.out, xc.status = out, http.StatusOK
+	xc.inner = resultOutcome(out[xc.mark:], x.info.Era)
+	return xc.inner
 }
 
 // runIntercepted runs a validated exchange's method inside the
-// interceptors and appends its response to dst (answered with
-// answer when the method fails).
-func (s *Server) runIntercepted(ctx context.Context, x *exchange, h methodHandler, dst []byte, c *Call,
-	invoke func(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error),
-	answer func(x *exchange, err error, dst []byte) ([]byte, int)) ([]byte, int) {
-	mark := len(dst)
-	var out []byte
-	var status int
-	var inner Outcome
-	o, ran := s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
-		var err error
-		out, err = invoke(ctx, x, h, dst)
-		x.finish()
-		if err != nil {
-			out, status = answer(x, err, dst[:mark])
-			inner = Outcome{HTTPStatus: status}
-			if err != errNoResponse {
-				inner.Err = answeredError(x, err)
-			}
-			return inner
-		}
-		status = http.StatusOK
-		inner = resultOutcome(out[mark:], x.info.Era)
-		return inner
-	})
+// interceptors and returns its response, appended to the dst newCall was
+// given, and HTTP status.
+func (s *Server) runIntercepted(ctx context.Context, xc *exchangeCall) ([]byte, int) {
+	x, dst, mark := xc.x, xc.dst, xc.mark
+	o, ran := s.intercept(ctx, &xc.Call)
 	if !ran {
 		x.finish()
 	}
+	out, status := xc.out, xc.status
 	switch {
-	case o.Err != nil && (!ran || o.Err != inner.Err):
+	case o.Err != nil && (!ran || o.Err != xc.inner.Err):
 		// An interceptor answered, or replaced the method's answer.
 		e := o.Err
 		if x.info.Era == EraLegacy {

@@ -477,3 +477,38 @@ func TestInterceptorLegacyClientRequest(t *testing.T) {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkToolsCallIntercepted is BenchmarkToolsCall with one
+// interceptor that only calls next: the cost of the interceptor path.
+func BenchmarkToolsCallIntercepted(b *testing.B) {
+	s := NewServer(&ServerOptions{Name: "bench-server", Version: "1.0.0", Interceptors: []Interceptor{
+		func(ctx context.Context, c *Call, next CallHandler) Outcome { return next(ctx, c) },
+	}})
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	AddTool(s, &Tool{Name: "echo", Description: "Echoes the text."},
+		func(ctx context.Context, req *ToolRequest, in echoIn) (string, error) { return in.Text, nil })
+	p := newInProcessHTTP(b, s, "tools/call", "echo", echoCallBody)
+	p.do()
+	if p.w.status != 200 {
+		b.Fatalf("status %d, body %s", p.w.status, p.w.body)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.do()
+	}
+}
+
+// TestInterceptorPassesACopy checks that an interceptor may hand next a
+// modified copy of the Call.
+func TestInterceptorPassesACopy(t *testing.T) {
+	s := interceptedServer(func(ctx context.Context, c *Call, next CallHandler) Outcome {
+		cc := *c
+		cc.Name = "renamed for the next interceptor"
+		return next(ctx, &cc)
+	})
+	if r := call(t, s, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`); r.Error != nil {
+		t.Errorf("error %+v", r.Error)
+	}
+}

@@ -33,6 +33,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -41,6 +42,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Era is the generation of the protocol a request speaks.
@@ -195,8 +198,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		x.token = append([]byte(nil), rm.progressToken...)
 	}
 	if s.icpt != nil {
-		c := x.newCall(in.Transport, ss)
-		return s.runIntercepted(ctx, x, h, dst, c, s.legacyInvoke, s.answerLegacyError)
+		return s.runIntercepted(ctx, x.newCall(in.Transport, ss, h, nil, dst))
 	}
 	mark := len(dst)
 	out, err := s.legacyInvoke(ctx, x, h, dst)
@@ -214,6 +216,13 @@ func (s *Server) answerLegacyError(x *exchange, err error, dst []byte) ([]byte, 
 	if !ok {
 		s.log.Error("mcp: internal error", "method", x.method, "err", err)
 		e = &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
+	}
+	var se *scopeError
+	if errors.As(e, &se) {
+		// As in the modern era: 403 with the insufficient_scope challenge
+		// (when the answer is JSON), so that the client can step up.
+		s.challengeFor(x.notifier, e)
+		return jsonrpc.AppendError(dst, x.id, legacyError(x.method, e).wire()), e.HTTPStatus()
 	}
 	return appendLegacyError(dst, x.id, legacyError(x.method, e))
 }
@@ -235,7 +244,7 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 	mark := len(dst)
 	var out []byte
 	var inner Outcome
-	o, ran := s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+	c.serve = func(ctx context.Context, c *Call) Outcome {
 		if msg.Method == "ping" {
 			out = jsonrpc.AppendResult(dst, msg.ID, []byte("{}"))
 		} else {
@@ -244,7 +253,8 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 		}
 		inner = rawOutcome(out[mark:], EraLegacy)
 		return inner
-	})
+	}
+	o, ran := s.intercept(ctx, c)
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return appendLegacyError(dst[:mark], msg.ID, o.Err)
 	}
@@ -342,14 +352,28 @@ type legacyCapabilities struct {
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListCapability            `json:"tools,omitempty"`
 	Experimental map[string]json.RawMessage `json:"experimental,omitempty"`
+	// Extensions are those of the custom methods that legacy sessions are
+	// served (AddMethod without DisableLegacy), such as the skills
+	// extension: the 2025-11-25 schema has no such member, but extensions
+	// built on custom methods are declared here for clients that look.
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
 // initializeResult encodes the InitializeResult for version. Sessions learn
 // of list changes and subscribed resource updates, so listChanged and
 // subscribe are advertised for every family the server has.
 func (s *Server) initializeResult(version string) []byte {
-	caps := s.snapshot().caps
+	sn := s.snapshot()
+	caps := sn.caps
 	lc := legacyCapabilities{Completions: caps.Completions, Logging: &struct{}{}, Experimental: caps.Experimental}
+	for _, cm := range sn.custom {
+		if ext := cm.opts.Extension; ext != "" && !cm.opts.DisableLegacy && caps.Extensions[ext] != nil {
+			if lc.Extensions == nil {
+				lc.Extensions = map[string]json.RawMessage{}
+			}
+			lc.Extensions[ext] = caps.Extensions[ext]
+		}
+	}
 	if caps.Tools != nil {
 		lc.Tools = &ListCapability{ListChanged: true}
 	}
@@ -506,7 +530,7 @@ func (l *legacyEra) deliverChange(c Change) {
 	var params []byte
 	want := func(ss *session, st *SessionState) bool { return true }
 	if c.Kind == ResourceUpdated {
-		params = append(jsonrpc.AppendString([]byte(`{"uri":`), c.URI), '}')
+		params = append(wire.AppendString([]byte(`{"uri":`), c.URI), '}')
 		want = func(ss *session, st *SessionState) bool { return slices.Contains(st.Subscriptions, c.URI) }
 	}
 	msg := jsonrpc.AppendNotification(nil, method, params)

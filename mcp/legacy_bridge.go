@@ -17,6 +17,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // maxLegacyRounds bounds how often a handler may ask a legacy client for
@@ -216,7 +218,7 @@ func (x *exchange) callClient(ctx context.Context, ss *session, method string, p
 	var raw json.RawMessage
 	var err error
 	var inner Outcome
-	o, ran := x.s.intercept(ctx, c, func(ctx context.Context, c *Call) Outcome {
+	c.serve = func(ctx context.Context, c *Call) Outcome {
 		raw, err = ss.callID(ctx, x.sendToClient, n, method, params)
 		inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
 		if err != nil {
@@ -228,7 +230,8 @@ func (x *exchange) callClient(ctx context.Context, ss *session, method string, p
 			inner = Outcome{Err: e, HTTPStatus: http.StatusOK}
 		}
 		return inner
-	})
+	}
+	o, ran := x.s.intercept(ctx, c)
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return nil, o.Err
 	}
@@ -291,7 +294,7 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 				out = append(out, ',')
 			}
 			out = append(out, `"requestState":`...)
-			out = jsonrpc.AppendString(out, state)
+			out = wire.AppendString(out, state)
 		}
 		return append(out, '}')
 	}
@@ -308,14 +311,14 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = jsonrpc.AppendString(out, k)
+		out = wire.AppendString(out, k)
 		out = append(out, ':')
 		out = append(out, answers[k]...)
 	}
 	out = append(out, '}')
 	if state != "" {
 		out = append(out, `,"requestState":`...)
-		out = jsonrpc.AppendString(out, state)
+		out = wire.AppendString(out, state)
 	}
 	return append(out, '}')
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // SubscriptionFilter is the set of notification types a subscriptions/listen
@@ -525,7 +527,7 @@ func (st *listenStream) send(ctx context.Context, c Change) {
 	switch c.Kind {
 	case ResourceUpdated:
 		params = append(params, `,"uri":`...)
-		params = jsonrpc.AppendString(params, c.URI)
+		params = wire.AppendString(params, c.URI)
 	case TaskChanged:
 		var ok bool
 		if params, ok = st.x.appendTaskNotification(ctx, params, c.TaskID, st.sent); !ok {

@@ -9,7 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // RequestInfo is what a request said about itself in its _meta, plus what
@@ -259,7 +260,7 @@ func scanParams(params []byte, pv *paramValues) (reqMeta, *Error) {
 }
 
 // metaVisitor reads what scanMeta reads, from the events of
-// jsonrpc.DecodeVisit, so that the transport's one validating pass over a
+// wire.Decode (through decodeVisit), so that the transport's one validating pass over a
 // request also finds its _meta and the params members of paramSpans. After
 // finish, rm and err are what scanMeta(msg.Params) returns.
 type metaVisitor struct {
@@ -270,12 +271,12 @@ type metaVisitor struct {
 	done    bool
 }
 
-func (v *metaVisitor) visit(ev jsonrpc.ParamsEvent, key []byte, escaped bool, value []byte) {
+func (v *metaVisitor) visit(ev wire.Event, key []byte, escaped bool, value []byte) {
 	m := jsonscan.Member{Key: key, Escaped: escaped}
 	switch ev {
-	case jsonrpc.ParamsStart:
+	case wire.ParamsStart:
 		*v = metaVisitor{}
-	case jsonrpc.MetaMember:
+	case wire.MetaMember:
 		switch string(memberKey(&m)) {
 		case metaProtocolVersion:
 			v.pending.version = value
@@ -290,7 +291,7 @@ func (v *metaVisitor) visit(ev jsonrpc.ParamsEvent, key []byte, escaped bool, va
 		default:
 			v.pending.extra = v.pending.extra || !isProtocolMetaKey(memberKey(&m))
 		}
-	case jsonrpc.ParamsMember:
+	case wire.ParamsMember:
 		rm := &v.rm
 		switch string(memberKey(&m)) {
 		case "_meta":

@@ -17,6 +17,10 @@ import (
 // ask the client for input (Elicit, Sample, ListRoots).
 type MethodRequest struct {
 	requestBase
+	// Info describes the request: the protocol version and era, the client
+	// identity, capabilities and log level its _meta declared, and the
+	// verified principal.
+	Info *RequestInfo
 	inputs
 	// Method is the method's name.
 	Method string
@@ -132,7 +136,7 @@ func (cm *customMethod) serve(ctx context.Context, x *exchange, dst []byte) ([]b
 	if err != nil {
 		return nil, err
 	}
-	req := &MethodRequest{requestBase: requestBase{x: x, Info: info}, Method: cm.name}
+	req := &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: cm.name}
 	if len(x.params) > 0 {
 		req.Params = json.RawMessage(x.params)
 	}

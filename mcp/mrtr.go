@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // This file implements multi round-trip requests (MRTR): a tools/call,
@@ -39,6 +41,7 @@ type InputRequired struct {
 	Keys []string
 }
 
+// Error names the keys of the input the handler asked for.
 func (e *InputRequired) Error() string {
 	if len(e.Keys) == 0 {
 		return "mcp: input required"
@@ -375,9 +378,9 @@ func (x *exchange) appendInputRequired(dst []byte, rd *round) ([]byte, error) {
 			if i > 0 {
 				body = append(body, ',')
 			}
-			body = jsonrpc.AppendString(body, p.key)
+			body = wire.AppendString(body, p.key)
 			body = append(body, `:{"method":`...)
-			body = jsonrpc.AppendString(body, inputMethodName(p.method))
+			body = wire.AppendString(body, inputMethodName(p.method))
 			body = append(body, `,"params":`...)
 			body = append(body, p.params...)
 			body = append(body, '}')
@@ -385,7 +388,7 @@ func (x *exchange) appendInputRequired(dst []byte, rd *round) ([]byte, error) {
 		body = append(body, "},"...)
 	}
 	body = append(body, `"requestState":`...)
-	body = jsonrpc.AppendString(body, tok)
+	body = wire.AppendString(body, tok)
 	body = append(body, '}')
 	return x.appendResult(dst, resultInputRequired, false, body, nil), nil
 }

@@ -298,10 +298,13 @@ func (ps *parkedStream) end(err error) {
 	l := &s.listen
 	l.hangups.remove(ps)
 	ps.conn.Close()
+	// Unpark and unregister in one step, so that a parked count of zero
+	// means the slots are free again.
 	l.mu.Lock()
 	l.parked--
+	delete(l.subs, sub)
 	l.mu.Unlock()
-	l.close(sub)
+	l.wg.Done()
 	if ps.held != nil {
 		close(ps.held)
 	}

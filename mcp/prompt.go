@@ -49,6 +49,10 @@ type PromptArgument struct {
 // PromptRequest is a prompts/get request as its handler sees it.
 type PromptRequest struct {
 	requestBase
+	// Info describes the request: the protocol version and era, the client
+	// identity, capabilities and log level its _meta declared, and the
+	// verified principal.
+	Info *RequestInfo
 	inputs
 	// Name is the prompt's name.
 	Name string
@@ -266,7 +270,7 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	req := &PromptRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: args}
+	req := &PromptRequest{requestBase: requestBase{x: x}, Info: info, Name: name, Arguments: args}
 	if err := x.openRound(&req.rd, info); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // registry is the mutable set of registered features. It is guarded by
@@ -18,6 +18,7 @@ type registry struct {
 	templates map[string]*templateEntry // by URI template
 	prompts   map[string]*promptEntry
 	custom    map[string]*customMethod // AddMethod; nil when none
+	skills    *skillsServe             // AddSkills (skills.go); nil without skills
 }
 
 func (r *registry) init() {
@@ -44,6 +45,7 @@ type snapshot struct {
 	templatesList *listing
 	prompts       map[string]*promptEntry
 	promptsList   *listing
+	skills        *skillsServe // nil without skills
 
 	// custom are the custom methods (AddMethod); nil when none.
 	custom map[string]*customMethod
@@ -100,7 +102,7 @@ func (r *registry) build(s *Server) *snapshot {
 	body = append(body, mustMarshal(sn.caps)...)
 	if s.opts.Instructions != "" {
 		body = append(body, `,"instructions":`...)
-		body = jsonrpc.AppendString(body, s.opts.Instructions)
+		body = wire.AppendString(body, s.opts.Instructions)
 	}
 	body = append(body, '}')
 	sn.discover = s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
@@ -215,7 +217,7 @@ func (l *listing) encode(start int) []byte {
 	body = append(body, ']')
 	if end < len(l.items) {
 		body = append(body, `,"nextCursor":`...)
-		body = jsonrpc.AppendString(body, encodeCursor(l.items[end].key))
+		body = wire.AppendString(body, encodeCursor(l.items[end].key))
 	}
 	body = append(body, '}')
 	return l.s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)

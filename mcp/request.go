@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/mcpkit/mcpkit/internal/wire"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // requestBase is embedded in the request types handlers receive. Its
 // methods send request-scoped notifications; they are safe for concurrent
 // use and do nothing once the request has been answered.
+// Each request type also has an Info field (*RequestInfo): what the
+// request declared in its _meta. It is declared in each type rather than
+// here, so that go doc shows it.
 type requestBase struct {
 	x *exchange
-	// Info is what the request declared in its _meta: protocol version,
-	// client identity and capabilities, log level.
-	Info *RequestInfo
 }
 
 // Progress reports progress on the request, if the client asked for it with
@@ -49,7 +50,7 @@ func (r *requestBase) Progress(progress, total float64, message string) {
 	}
 	if message != "" {
 		p = append(p, `,"message":`...)
-		p = jsonrpc.AppendString(p, message)
+		p = wire.AppendString(p, message)
 	}
 	p = append(p, '}')
 	x.notify("notifications/progress", p)
@@ -60,7 +61,7 @@ func (r *requestBase) Progress(progress, total float64, message string) {
 // data is any JSON-encodable value; logger optionally names the source.
 func (r *requestBase) Log(level LogLevel, logger string, data any) {
 	x := r.x
-	if x == nil || r.Info == nil || r.Info.LogLevel == "" || level.severity() < r.Info.LogLevel.severity() {
+	if x == nil || x.info.LogLevel == "" || level.severity() < x.info.LogLevel.severity() {
 		return
 	}
 	d, err := json.Marshal(data)
@@ -69,10 +70,10 @@ func (r *requestBase) Log(level LogLevel, logger string, data any) {
 		return
 	}
 	p := []byte(`{"level":`)
-	p = jsonrpc.AppendString(p, string(level))
+	p = wire.AppendString(p, string(level))
 	if logger != "" {
 		p = append(p, `,"logger":`...)
-		p = jsonrpc.AppendString(p, logger)
+		p = wire.AppendString(p, logger)
 	}
 	p = append(p, `,"data":`...)
 	p = append(p, d...)

@@ -83,6 +83,10 @@ type ResourceTemplate struct {
 // ResourceRequest is a resources/read request as its handler sees it.
 type ResourceRequest struct {
 	requestBase
+	// Info describes the request: the protocol version and era, the client
+	// identity, capabilities and log level its _meta declared, and the
+	// verified principal.
+	Info *RequestInfo
 	inputs
 	// URI is the URI being read.
 	URI string
@@ -208,7 +212,7 @@ func (s *Server) RemoveResources(uris ...string) {
 }
 
 func (r *registry) buildResources(s *Server, sn *snapshot) {
-	if len(r.resources) == 0 && len(r.templates) == 0 {
+	if len(r.resources) == 0 && len(r.templates) == 0 && r.skills == nil {
 		return
 	}
 	sn.caps.Resources = &ResourcesCapability{}
@@ -218,6 +222,7 @@ func (r *registry) buildResources(s *Server, sn *snapshot) {
 		sn.resources[uri] = e
 		items = append(items, listItem{key: uri, json: e.encoded, scopes: e.resource.Scopes, v: e})
 	}
+	items = r.addSkillResources(sn, items)
 	sn.resourcesList = newListing(s, "resources", items)
 
 	items = make([]listItem, 0, len(r.templates))
@@ -316,7 +321,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	req.requestBase = requestBase{x: x, Info: info}
+	req.requestBase, req.Info = requestBase{x: x}, info
 	if err := x.openRound(&req.rd, info); err != nil {
 		return nil, err
 	}

@@ -152,6 +152,7 @@ type Server struct {
 	maxHeader  int
 	auth       authState
 	icpt       []Interceptor // nil when none
+	chained    CallHandler   // the interceptors around a call's handler (intercept.go)
 
 	shuttingDown atomic.Bool // Shutdown was called (Ready)
 
@@ -182,6 +183,9 @@ type Server struct {
 	keepAlive time.Duration
 	listen    listeners
 	tasks     taskState
+	// skillsWatch is the watcher of the last AddSkills (skills.go), or
+	// nil. Guarded by mu.
+	skillsWatch *skillsWatch
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -206,6 +210,7 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 	if len(o.Interceptors) > 0 {
 		s.icpt = slices.Clone(o.Interceptors)
+		s.chained = s.chain()
 	}
 	s.log = o.Logger
 	if s.log == nil {
@@ -385,6 +390,7 @@ func (s *Server) putBuf(b *[]byte) {
 // deadline. It is safe to call more than once and concurrently.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shuttingDown.Store(true)
+	s.stopSkillsWatch()
 	errc := make(chan error, 1)
 	go func() { errc <- s.tasks.shutdown(ctx) }()
 	err := s.shutdownListen(ctx)

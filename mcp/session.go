@@ -14,6 +14,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // SessionState is what a legacy session remembers between requests: what
@@ -412,7 +414,7 @@ func (ss *session) callID(ctx context.Context, send func(msg []byte), n int64, m
 	p := []byte(`{"requestId":`)
 	p = strconv.AppendInt(p, n, 10)
 	p = append(p, `,"reason":`...)
-	p = jsonrpc.AppendString(p, why)
+	p = wire.AppendString(p, why)
 	p = append(p, '}')
 	send(jsonrpc.AppendNotification(nil, "notifications/cancelled", p))
 	return nil, &clientError{Method: method, Message: why}

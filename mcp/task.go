@@ -13,6 +13,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // This file implements the tasks extension (io.modelcontextprotocol/tasks):
@@ -453,7 +455,7 @@ func jsonrpcErrorObject(e *Error) json.RawMessage {
 	b := []byte(`{"code":`)
 	b = strconv.AppendInt(b, int64(w.Code), 10)
 	b = append(b, `,"message":`...)
-	b = jsonrpc.AppendString(b, w.Message)
+	b = wire.AppendString(b, w.Message)
 	if len(w.Data) > 0 {
 		b = append(b, `,"data":`...)
 		b = append(b, w.Data...)
@@ -466,12 +468,12 @@ func jsonrpcErrorObject(e *Error) json.RawMessage {
 // true: with inputRequests, result or error according to the status).
 func appendTask(dst []byte, t *TaskRecord, detailed bool) []byte {
 	dst = append(dst, `{"taskId":`...)
-	dst = jsonrpc.AppendString(dst, t.ID)
+	dst = wire.AppendString(dst, t.ID)
 	dst = append(dst, `,"status":`...)
-	dst = jsonrpc.AppendString(dst, string(t.Status))
+	dst = wire.AppendString(dst, string(t.Status))
 	if t.StatusMessage != "" {
 		dst = append(dst, `,"statusMessage":`...)
-		dst = jsonrpc.AppendString(dst, t.StatusMessage)
+		dst = wire.AppendString(dst, t.StatusMessage)
 	}
 	dst = append(dst, `,"createdAt":"`...)
 	dst = appendTimestamp(dst, t.CreatedAt)

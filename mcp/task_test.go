@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Tests of the tasks extension through Server.Handle.
@@ -31,7 +31,7 @@ func taskCall(tb testing.TB, ctx context.Context, s *Server, p *Principal, caps,
 	} else {
 		params = params[:len(params)-1] + "," + meta + "}"
 	}
-	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(jsonrpc.AppendString(nil, method)) + `,"params":` + params + `}`)
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(wire.AppendString(nil, method)) + `,"params":` + params + `}`)
 	msg := decodeMsg(tb, body)
 	var c collector
 	out, status := s.Handle(ctx, nil, &Incoming{Message: &msg, Principal: p}, &c)

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // The input path of tasks: how a handler's input requests (Elicit, Sample,
@@ -79,7 +79,7 @@ func (r *taskRun) park(t *TaskRecord, req *ToolRequest) error {
 	for _, p := range rd.pending {
 		delete(answers, p.key)
 		b := []byte(`{"method":`)
-		b = jsonrpc.AppendString(b, inputMethodName(p.method))
+		b = wire.AppendString(b, inputMethodName(p.method))
 		b = append(b, `,"params":`...)
 		b = append(b, p.params...)
 		reqs[p.key] = append(b, '}')

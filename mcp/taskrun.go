@@ -100,7 +100,7 @@ func (x *exchange) toolRequest(name string) *ToolRequest {
 	if !ok || jsonscan.Kind(args) == 'n' {
 		args = []byte("{}")
 	}
-	return &ToolRequest{requestBase: requestBase{x: x, Info: &x.info}, Name: name, Arguments: json.RawMessage(args)}
+	return &ToolRequest{requestBase: requestBase{x: x}, Info: &x.info, Name: name, Arguments: json.RawMessage(args)}
 }
 
 // callTask serves a tools/call that may become a task.
@@ -307,7 +307,7 @@ func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err 
 	x := r.x
 	c := &Call{Method: x.method, Name: req.Name, ID: x.id, Info: &x.info, Params: x.params, Phase: PhaseTaskRun, TaskID: r.id}
 	var inner Outcome
-	o, ran := x.s.intercept(r.ctx, c, func(ctx context.Context, c *Call) Outcome {
+	c.serve = func(ctx context.Context, c *Call) Outcome {
 		res, err = x.invokeTool(ctx, r.t, req)
 		switch {
 		case err != nil:
@@ -319,7 +319,8 @@ func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err 
 			inner = Outcome{ResultType: resultComplete, ToolError: res.IsError, HTTPStatus: http.StatusOK}
 		}
 		return inner
-	})
+	}
+	o, ran := x.s.intercept(r.ctx, c)
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return nil, o.Err
 	}

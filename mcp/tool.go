@@ -83,6 +83,10 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 // ToolRequest is a tools/call request as its handler sees it.
 type ToolRequest struct {
 	requestBase
+	// Info describes the request: the protocol version and era, the client
+	// identity, capabilities and log level its _meta declared, and the
+	// verified principal.
+	Info *RequestInfo
 	inputs
 	// Name is the tool's name.
 	Name string
@@ -402,7 +406,7 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		return x.callTask(ctx, t, name, dst)
 	}
 	req := x.newToolRequest()
-	*req = ToolRequest{requestBase: requestBase{x: x, Info: info}, Name: name, Arguments: json.RawMessage(args)}
+	*req = ToolRequest{requestBase: requestBase{x: x}, Info: info, Name: name, Arguments: json.RawMessage(args)}
 	if err := x.openRound(&req.rd, info); err != nil {
 		return nil, err
 	}

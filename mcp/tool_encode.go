@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // appendCallToolResult appends the result object of a tool call (without
@@ -19,7 +19,7 @@ func appendCallToolResult(dst []byte, r *CallToolResult) ([]byte, error) {
 		}
 		if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil && len(t.Meta) == 0 {
 			dst = append(dst, `{"type":"text","text":`...)
-			dst = jsonrpc.AppendString(dst, t.Text)
+			dst = wire.AppendString(dst, t.Text)
 			dst = append(dst, '}')
 			continue
 		}

@@ -12,10 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcptest"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 func TestDiscover(t *testing.T) {
@@ -109,8 +108,9 @@ func TestToolsAndErrors(t *testing.T) {
 	}
 }
 
-// A tool that mirrors a parameter into an Mcp-Param-* header gets it:
-// CallTool learns the schema from tools/list after the server's -32020.
+// A tool that mirrors a parameter into an Mcp-Param-* header gets it over
+// HTTP: CallTool learns the schema from tools/list after the server's
+// -32020.
 func TestCallToolParamHeaders(t *testing.T) {
 	s := mcp.NewServer(nil)
 	type in struct {
@@ -123,7 +123,7 @@ func TestCallToolParamHeaders(t *testing.T) {
 	}, func(ctx context.Context, req *mcp.ToolRequest, in in) (string, error) {
 		return in.Region + " via " + req.Info.Header.Get("Mcp-Param-Region"), nil
 	})
-	c := mcptest.NewClient(t, s)
+	c := mcptest.NewClient(t, s, mcptest.HTTP()) // headers need HTTP
 	res, err := c.CallTool("where", map[string]any{"region": "Zürich"})
 	if err != nil {
 		t.Fatal(err)

@@ -36,13 +36,17 @@ type replica struct {
 	done chan struct{} // closed when the process has exited
 }
 
-// buildMcpkit builds this module's mcpkit (the one with --redis).
+// buildMcpkit builds the full build of mcpkit (the one with --redis),
+// from the nested module next to this one, which uses this module's
+// code (a replace directive).
 func buildMcpkit(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "mcpkit")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/mcpkit").CombinedOutput()
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/mcpkit")
+	cmd.Dir = filepath.Join("..", "full")
+	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("go build ./cmd/mcpkit: %v\n%s", err, out)
+		t.Fatalf("go build ../full/cmd/mcpkit: %v\n%s", err, out)
 	}
 	return bin
 }
@@ -54,7 +58,7 @@ var urlRe = regexp.MustCompile(`msg=listening url=http://(127\.0\.0\.1:\d+)/mcp`
 func startReplica(t *testing.T, bin string, args ...string) *replica {
 	t.Helper()
 	r := &replica{logs: &logBuffer{}, done: make(chan struct{})}
-	r.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	r.cmd = exec.Command(bin, append([]string{"serve", "--fixtures", "--addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := r.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -9,13 +9,17 @@
 //   node conformance-results.js skipped  OUT SUITE_LOG
 //       prints "SCENARIO: REASON" for every scenario the suite itself skipped (a SKIPPED check
 //       and no scored one), e.g. a harness not yet written for the current spec.
+//   node conformance-results.js unclean  OUT SUITE_LOG
+//       prints "SCENARIO CHECK STATUS: MESSAGE" for every check that is not SUCCESS (FAILURE,
+//       WARNING or SKIPPED), for the steps that must pass every check of their scenarios.
 //   node conformance-results.js scenarios OUT SUITE_LOG
 //       prints the number of scenarios with a result.
 //   node conformance-results.js baseline OUT SUITE_LOG SCENARIO...
 //       prints an expected-failures YAML listing each given (scored) scenario that fails,
 //       with the first failing check's message as a comment.
 //
-// OUT is the suite's -o folder: OUT/server-<scenario>-<timestamp>/checks.json, each an array of
+// OUT is the suite's -o folder: OUT/server-<scenario>-<timestamp>/checks.json (a client scenario:
+// OUT/<scenario>-<timestamp>/, and OUT/auth/<name>-<timestamp>/ for auth/<name>), each an array of
 // {id, status, errorMessage?, ...}. A scenario that crashed writes no checks.json; the suite
 // prints "Failed to run scenario NAME: ERROR" instead and counts it as one FAILURE, so SUITE_LOG
 // (the suite's stdout+stderr) is read for those lines.
@@ -27,14 +31,20 @@ const [mode, outDir, suiteLog, ...scored] = process.argv.slice(2);
 
 // results: Map scenario -> array of checks
 const results = new Map();
-if (outDir && fs.existsSync(outDir)) {
-  for (const dir of fs.readdirSync(outDir)) {
-    const file = path.join(outDir, dir, 'checks.json');
-    if (!fs.existsSync(file)) continue;
-    const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+// A scenario whose name has a slash (the client's auth/NAME) is one folder deeper: OUT/auth/NAME-<timestamp>.
+const readResults = (dir, prefix) => {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const file = path.join(dir, entry.name, 'checks.json');
+    if (!fs.existsSync(file)) {
+      if (!prefix) readResults(path.join(dir, entry.name), entry.name + '/');
+      continue;
+    }
+    const scenario = prefix + entry.name.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
     results.set(scenario, JSON.parse(fs.readFileSync(file, 'utf8')));
   }
-}
+};
+if (outDir && fs.existsSync(outDir)) readResults(outDir, '');
 if (suiteLog && fs.existsSync(suiteLog)) {
   const re = /^Failed to run scenario (\S+?): (.*)$/gm;
   for (const m of fs.readFileSync(suiteLog, 'utf8').matchAll(re)) {
@@ -66,6 +76,12 @@ if (mode === 'summary') {
     if (mode === 'empty' && !skip) console.log(scenario);
     if (mode === 'skipped' && skip) console.log(`${scenario}: ${oneLine(skip.errorMessage || skip.description)}`);
   }
+} else if (mode === 'unclean') {
+  for (const [scenario, checks] of [...results].sort()) {
+    for (const c of checks) {
+      if (c.status !== 'SUCCESS') console.log(`${scenario} ${c.id} ${c.status}: ${oneLine(c.errorMessage || c.description)}`);
+    }
+  }
 } else if (mode === 'scenarios') {
   console.log(results.size);
 } else if (mode === 'baseline') {
@@ -83,6 +99,6 @@ if (mode === 'summary') {
   }
   console.log(lines.length ? `server:\n${lines.join('\n')}` : 'server: []');
 } else {
-  console.error('usage: conformance-results.js summary|empty|skipped|scenarios|baseline OUT SUITE_LOG [SCENARIO...]');
+  console.error('usage: conformance-results.js summary|empty|skipped|unclean|scenarios|baseline OUT SUITE_LOG [SCENARIO...]');
   process.exit(2);
 }

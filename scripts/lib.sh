@@ -179,7 +179,7 @@ start_server() {
     log "building cmd/mcpkit"
     (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
   fi
-  "$tmp/mcpkit" serve --addr 127.0.0.1:0 2>"$tmp/server.log" &
+  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>"$tmp/server.log" &
   SERVER_PID=$!
   # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.
   local i
@@ -230,4 +230,10 @@ scored_scenarios() {
 # `conformance list --server`; they are extension scenarios, run only with --force.
 task_scenarios() {
   conformance list --server | awk '/^ *- tasks-/ { print $2 }'
+}
+
+# skills_scenarios server|client: the scenarios of the skills extension (sep-2640-*), read from
+# `conformance list`; extension scenarios too.
+skills_scenarios() {
+  conformance list "--$1" | awk '/^ *- sep-2640-/ { print $2 }'
 }

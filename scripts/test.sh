@@ -21,7 +21,14 @@
 #                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
 #   conformance-client:REV the suite's client scenarios against conformance/client (the public
 #                          client package), per revision, with conformance/expected-failures-client-REV.yml.
+#   conformance-auth-ext   the six extension auth/* client scenarios (client credentials, ID-JAG,
+#                          DPoP, workload identity), one by one with --scenario NAME --force, at
+#                          every revision; any FAILURE or WARNING fails the step.
 #   tasks                  every tasks-* scenario of the suite, one by one, with --force.
+#   skills                 every sep-2640-* (skills extension) scenario, one by one, with --force:
+#                          the server ones against `mcpkit serve` (the demo's embedded skills),
+#                          the client ones against conformance/client; every check must pass
+#                          (no FAILURE, WARNING or SKIPPED).
 # A conformance scenario that ran zero checks fails its step (it tested nothing).
 #
 # Output: installs (npm, apt) are quiet: their output goes to a log printed only on failure.
@@ -30,6 +37,7 @@
 # the Go counts (packages; tests ok, failed, skipped; each skip's reason) and, last, the lines
 #   conformance: N passed, M failed in S scenarios
 #   tasks: N passed, M failed in S scenarios
+#   skills: N passed, M failed in S scenarios
 # that CI reads. On a conformance failure the suite's results (checks.json per scenario, the
 # suite's and the server's logs) are kept and their folder is named.
 #
@@ -37,7 +45,7 @@
 #   MCPKIT_STEPS='PATTERN...'       run only the steps matching one of the glob patterns
 #   MCPKIT_SKIP_STEPS='PATTERN...'  skip the steps matching (reported as skipped)
 #   MCPKIT_SKIP_GO=1                the same as MCPKIT_SKIP_STEPS='go:*'
-#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* tasks'
+#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* conformance-auth-ext tasks skills'
 #   MCPKIT_LIST=1                   print the steps and their prerequisites, run nothing
 #   MCPKIT_VERBOSE=1                print every test's output (as go test -v does)
 #   MCPKIT_RACE=0                   go test without -race (no C compiler needed)
@@ -119,7 +127,7 @@ step() {
 
 # closing_counts LABEL PASSED FAILED SCENARIOS: add to the closing line "LABEL: N passed, M failed".
 closing_counts() { printf '%s %d %d %d\n' "$@" >>"$TMP/closing"; }
-CLOSING_LABELS=(conformance tasks)   # printed even when their steps did not run ("skipped")
+CLOSING_LABELS=(conformance tasks skills)   # printed even when their steps did not run ("skipped")
 
 # ---------------------------------------------------------------------------------------------
 # Step functions.
@@ -226,6 +234,30 @@ step_conformance_client() {
     --requirements "$req" --expected-failures "$ROOT/conformance/expected-failures-client-$req.yml"
 }
 
+# The extension auth/* client scenarios: --requirements runs them but never scores them, so no
+# baseline guards them. Each runs on its own with --force at every revision, and must pass with no
+# FAILURE and no WARNING.
+AUTH_EXT_SCENARIOS=(auth/client-credentials-basic auth/client-credentials-jwt
+  auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer)
+step_auth_ext() {
+  ensure_conformance
+  mkdir -p "$TMP/bin"
+  go build -o "$TMP/bin/conformance-client" ./conformance/client
+  local req sc out rc=0
+  for req in "${ALL_REQUIREMENTS[@]}"; do
+    for sc in "${AUTH_EXT_SCENARIOS[@]}"; do
+      out=$KEEP/auth-ext/$req/${sc#auth/}
+      CLIENT_CMD=$TMP/bin/conformance-client run_suite conformance-auth-ext "$out" \
+        --scenario "$sc" --spec-version "$req" --force || rc=1
+      if grep -Eq '(^|[^0-9])[1-9][0-9]* warnings?' "$out/suite.log"; then
+        log "$sc at $req: a check ended in WARNING"
+        rc=1
+      fi
+    done
+  done
+  return "$rc"
+}
+
 # Extension scenarios run only with --force, one scenario per suite run.
 step_tasks() {
   ensure_conformance
@@ -238,6 +270,41 @@ step_tasks() {
   done
   stop_server
   [[ $rc == 0 ]] || { cat "$TMP/server.log" >>"$KEEP/server.log"; }
+  return "$rc"
+}
+
+# unclean OUT: fail, listing them, when checks of the scenario results in OUT did not pass.
+unclean() {
+  local bad
+  bad=$(node22 "$ROOT/scripts/conformance-results.js" unclean "$1" "$1/suite.log")
+  [[ -z $bad ]] && return 0
+  log "checks that did not pass (this step needs every check to pass):"
+  printf '%s\n' "$bad" | sed 's/^/    /' >&2
+  return 1
+}
+
+# The skills extension's scenarios, one per suite run, each needing every check to pass.
+step_skills() {
+  ensure_conformance
+  local scenarios sc rc=0
+  mapfile -t scenarios < <(skills_scenarios server)
+  ((${#scenarios[@]})) || { log "the suite lists no sep-2640-* server scenario"; return 1; }
+  start_server "$TMP"
+  for sc in "${scenarios[@]}"; do
+    run_suite skills "$KEEP/skills/$sc" --scenario "$sc" --spec-version "$REQUIREMENTS" --force || rc=1
+    unclean "$KEEP/skills/$sc" || rc=1
+  done
+  stop_server
+  [[ $rc == 0 ]] || { cat "$TMP/server.log" >>"$KEEP/server.log"; }
+  mapfile -t scenarios < <(skills_scenarios client)
+  ((${#scenarios[@]})) || { log "the suite lists no sep-2640-* client scenario"; return 1; }
+  mkdir -p "$TMP/bin"
+  go build -o "$TMP/bin/conformance-client" ./conformance/client
+  for sc in "${scenarios[@]}"; do
+    CLIENT_CMD=$TMP/bin/conformance-client run_suite skills "$KEEP/skills/$sc" \
+      --scenario "$sc" --spec-version "$REQUIREMENTS" --force || rc=1
+    unclean "$KEEP/skills/$sc" || rc=1
+  done
   return "$rc"
 }
 
@@ -258,7 +325,9 @@ done
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance-client:$req" "go node" step_conformance_client "$req"
 done
+step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
+step skills "go node" step_skills
 
 # ---------------------------------------------------------------------------------------------
 # Running them.
@@ -274,7 +343,7 @@ matches() { # matches NAME "PATTERN...": whether NAME matches one of the glob pa
 
 SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_GO:-} != 1 ]] || SKIP_PATTERNS+=" go:*"
-[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* tasks"
+[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-auth-ext tasks skills"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
   for name in "${STEPS[@]}"; do printf '%-28s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done

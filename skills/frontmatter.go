@@ -8,8 +8,9 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Limits of the frontmatter parser. They are far above what a real skill
@@ -171,7 +172,7 @@ func (c *converter) value(buf []byte, n *yaml.Node, depth int) ([]byte, error) {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = jsonrpc.AppendString(buf, p.key)
+			buf = wire.AppendString(buf, p.key)
 			buf = append(buf, ':')
 			if buf, err = c.value(buf, p.val, depth+1); err != nil {
 				return nil, err
@@ -277,5 +278,5 @@ func (c *converter) scalar(buf []byte, n *yaml.Node) ([]byte, error) {
 		return append(buf, b...), nil
 	}
 	// Strings, timestamps, binary and custom tags: the text as written.
-	return jsonrpc.AppendString(buf, n.Value), nil
+	return wire.AppendString(buf, n.Value), nil
 }

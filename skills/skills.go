@@ -27,7 +27,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // ExtensionID is the identifier of the skills extension in
@@ -626,7 +626,7 @@ func keep(c byte, authority bool) bool {
 // appendEntry appends the skill's entry in skills/list.
 func appendEntry(b []byte, s *Skill) []byte {
 	b = append(b, `{"uri":`...)
-	b = jsonrpc.AppendString(b, s.URI)
+	b = wire.AppendString(b, s.URI)
 	b = append(b, `,"frontmatter":`...)
 	b = append(b, s.Frontmatter...)
 	b = append(b, `,"resources":[`...)
@@ -635,7 +635,7 @@ func appendEntry(b []byte, s *Skill) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"uri":`...)
-		b = jsonrpc.AppendString(b, f.URI)
+		b = wire.AppendString(b, f.URI)
 		b = append(b, `,"digest":"`...)
 		b = append(b, f.Digest...)
 		b = append(b, `","size":`...)

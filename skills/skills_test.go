@@ -25,7 +25,7 @@ func file(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
 // subdirectory, and things that are not skills.
 func goodFS() fstest.MapFS {
 	return fstest.MapFS{
-		"pdf-processing/SKILL.md": file("---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nlicense: MIT\nmetadata:\n  author: acme\n  version: \"1.0\"\n---\n# PDF\n"),
+		"pdf-processing/SKILL.md":            file("---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nlicense: MIT\nmetadata:\n  author: acme\n  version: \"1.0\"\n---\n# PDF\n"),
 		"pdf-processing/references/FORMS.md": file("# Forms\n"),
 		"pdf-processing/scripts/fill.py":     file("print('fill')\n"),
 		"pdf-processing/logo.png":            {Data: []byte("\x89PNG\r\n\x1a\n\x00\x00")},

@@ -122,7 +122,7 @@ func StdioCommand() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{bin, "serve", "--stdio"}, nil
+	return []string{bin, "serve", "--fixtures", "--stdio"}, nil
 }
 
 // Server is a running `mcpkit serve` on a free 127.0.0.1 port.
@@ -140,7 +140,7 @@ func StartHTTP() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err

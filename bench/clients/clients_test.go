@@ -74,3 +74,32 @@ func BenchmarkToolsCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolsCallMemory measures mcpkit's client in memory against a
+// server in the same process: no transport at all; allocations are the
+// client's and the server's together.
+func BenchmarkToolsCallMemory(b *testing.B) {
+	ctx := context.Background()
+	caller, err := MemoryCaller(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer caller.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := caller.Call(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestMemoryCall(t *testing.T) {
+	caller, err := MemoryCaller(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer caller.Close()
+	if got, err := caller.Call(t.Context()); err != nil || got != EchoText {
+		t.Fatalf("Call = %q, %v", got, err)
+	}
+}

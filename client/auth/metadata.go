@@ -55,8 +55,8 @@ func readBody(op string, resp *http.Response) ([]byte, error) {
 	return body, nil
 }
 
-// getJSON fetches a JSON document. found is false for a 404 or 410 (and for
-// other 4xx answers, which well-known probing treats the same way).
+// getJSON fetches a JSON document. found is false for a 3xx or 4xx answer,
+// which well-known probing takes for "not here".
 func getJSON(ctx context.Context, c *http.Client, op, u string, v any) (found bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -68,7 +68,8 @@ func getJSON(ctx context.Context, c *http.Client, op, u string, v any) (found bo
 		return false, &Error{Op: op, Code: CodeDiscovery, Err: err}
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
+	if resp.StatusCode >= 300 && resp.StatusCode < 500 {
+		// Not there (redirects are not followed: a document must be at its own URL).
 		io.Copy(io.Discard, io.LimitReader(resp.Body, MaxDocumentBytes))
 		return false, nil
 	}

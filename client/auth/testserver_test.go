@@ -34,6 +34,7 @@ type testAS struct {
 	tokenStatus int                        // force an error status at the token endpoint
 	tokenBody   string                     // with this body
 	withhold    string                     // a scope never granted
+	regBody     string                     // when set, the registration answer (201)
 
 	// records
 	authorizeQueries []url.Values
@@ -88,6 +89,12 @@ func (a *testAS) serveAS(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, m)
 	case "/register":
 		a.registrations++
+		if a.regBody != "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(201)
+			w.Write([]byte(a.regBody))
+			return
+		}
 		writeJSON(w, 201, map[string]any{"client_id": fmt.Sprintf("client-%d", a.registrations), "client_secret": "reg-secret", "token_endpoint_auth_method": "client_secret_basic"})
 	case "/authorize":
 		q := r.URL.Query()
@@ -204,6 +211,9 @@ func (a *testAS) serveRS(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeJSON(w, 200, map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{}})
+	case "/other401":
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+prmURL+`"`)
+		w.WriteHeader(401)
 	default:
 		http.NotFound(w, r)
 	}

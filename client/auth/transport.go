@@ -130,6 +130,13 @@ func NewTransport(serverURL string, opts Options) (*Transport, error) {
 	return t, nil
 }
 
+// resourceOf is the server URL without query, as a resource identifier.
+func (t *Transport) resourceOf() string {
+	u := *t.server
+	u.RawQuery, u.ForceQuery = "", false
+	return u.String()
+}
+
 // Client returns an *http.Client that uses the transport.
 func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
 
@@ -225,6 +232,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.send(req, body, tok, dk)
 	if err != nil {
 		return nil, err
+	}
+	// Only the server's own endpoint (or what the token's resource covers)
+	// is authorized; another path of the same origin is passed through.
+	if !covers(t.resourceOf(), req.URL) && (tok == nil || !covers(tok.Resource, req.URL)) {
+		return resp, nil
 	}
 	reauthorized, stepUps, nonceRetries := false, 0, 0
 	for {
@@ -593,6 +605,9 @@ func (t *Transport) register(ctx context.Context, asm *ServerMetadata) (*Registr
 		return nil, errf(op, CodeInteractionRequired, "the authorization code grant needs an Interaction")
 	}
 	redirect := t.opts.Interaction.RedirectURL()
+	if err := checkRedirect(redirect); err != nil {
+		return nil, err
+	}
 	method := ""
 	sup := asm.TokenEndpointAuthMethodsSupported
 	switch {
@@ -682,6 +697,10 @@ func (t *Transport) authCode(ctx, tctx context.Context, asm *ServerMetadata, ca 
 	if !asm.supportsPKCE() {
 		return nil, errf(op, CodeDiscovery, "the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)")
 	}
+	redirect := t.opts.Interaction.RedirectURL()
+	if err := checkRedirect(redirect); err != nil {
+		return nil, err
+	}
 	params := url.Values{}
 	style, secret, err := ca.authParams(asm.Issuer, params)
 	if err != nil {
@@ -691,7 +710,7 @@ func (t *Transport) authCode(ctx, tctx context.Context, asm *ServerMetadata, ca 
 		ClientID:     ca.id,
 		ClientSecret: secret,
 		Endpoint:     oauth2.Endpoint{AuthURL: asm.AuthorizationEndpoint, TokenURL: asm.TokenEndpoint, AuthStyle: style},
-		RedirectURL:  t.opts.Interaction.RedirectURL(),
+		RedirectURL:  redirect,
 		Scopes:       scopes,
 	}
 	verifier := oauth2.GenerateVerifier()
@@ -801,4 +820,20 @@ func containsAll(have, want []string) bool {
 		}
 	}
 	return true
+}
+
+// checkRedirect validates the Interaction's redirect URI (OAuth 2.1 §2.3.1,
+// RFC 8252 §7): absolute, no fragment, and plain http only to a loopback host.
+func checkRedirect(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || u.Fragment != "" || u.User != nil {
+		return errf("authorize", CodeInvalidResponse, "the redirect URL %s is not an absolute URL without fragment", safeString(s))
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return errf("authorize", CodeInsecureEndpoint, "the redirect URL %s is plain http to a host that is not loopback", safeURL(u))
+	}
+	if u.Scheme == "https" && u.Host == "" {
+		return errf("authorize", CodeInvalidResponse, "the redirect URL %s has no host", safeURL(u))
+	}
+	return nil
 }

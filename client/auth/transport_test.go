@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -178,6 +182,26 @@ func TestMetadataValidation(t *testing.T) {
 	}
 }
 
+type redirectTo struct {
+	headless
+	u string
+}
+
+func (r *redirectTo) RedirectURL() string { return r.u }
+
+func TestRedirectURLChecked(t *testing.T) {
+	for _, u := range []string{"http://app.example/callback", "/callback", "https://app.example/cb#frag"} {
+		a := newTestAS(t)
+		tr, err := NewTransport(a.mcpURL(), Options{Interaction: &redirectTo{u: u}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := post(t, tr.Client(), a.mcpURL(), "tools/list"); err == nil || len(a.authorizeQueries) != 0 || a.registrations != 0 {
+			t.Errorf("redirect URL %q: err %v, %d registrations, %d authorization requests", u, err, a.registrations, len(a.authorizeQueries))
+		}
+	}
+}
+
 func TestTokenOnlyToItsResource(t *testing.T) {
 	a := newTestAS(t)
 	var other []string
@@ -195,6 +219,9 @@ func TestTokenOnlyToItsResource(t *testing.T) {
 	}
 	if _, err := post(t, c, a.rs.URL+"/other", "tools/list"); err != nil {
 		t.Fatal(err)
+	}
+	if resp, err := post(t, c, a.rs.URL+"/other401", "tools/list"); err != nil || resp.StatusCode != 401 || len(a.authorizeQueries) != 1 {
+		t.Errorf("a 401 outside the resource: %v %v, %d authorizations; want it passed through", resp, err, len(a.authorizeQueries))
 	}
 	if !cmp.Equal(other, []string{""}) {
 		t.Errorf("another host got Authorization %q", other)
@@ -430,4 +457,113 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+func TestConcurrentRequestsShareOneAuthorization(t *testing.T) {
+	a := newTestAS(t)
+	tr, h := newTransport(t, a, nil)
+	c := tr.Client()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			resp, err := post(t, c, a.mcpURL(), "tools/list")
+			if err == nil && resp.StatusCode != 200 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if h.calls != 1 || a.registrations != 1 {
+		t.Errorf("interactions = %d, registrations = %d; want one authorization for all", h.calls, a.registrations)
+	}
+}
+
+// BenchmarkRoundTripWithToken measures what the transport adds to a
+// request once it has a token.
+func BenchmarkRoundTripWithToken(b *testing.B) {
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer rs.Close()
+	store := &MemoryStore{}
+	store.Save(context.Background(), rs.URL+"/mcp", &Entry{Token: &Token{AccessToken: "tok", TokenType: "Bearer", Resource: rs.URL + "/mcp"}})
+	tr, err := NewTransport(rs.URL+"/mcp", Options{Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := tr.Client()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, rs.URL+"/mcp", bytes.NewReader(body))
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+}
+
+func TestHostileAuthorizationServer(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		reg, tokenBody string
+		tokenStatus    int
+		code           string
+	}{
+		{"registration without client_id", `{"client_secret":"x"}`, "", 0, CodeInvalidResponse},
+		{"registration with an unknown auth method", `{"client_id":"c","token_endpoint_auth_method":"tls_client_auth"}`, "", 0, CodeInvalidResponse},
+		{"token without access_token", "", `{"token_type":"Bearer"}`, 200, CodeInvalidResponse},
+		{"unknown token_type", "", `{"access_token":"a","token_type":"MAC"}`, 200, CodeInvalidResponse},
+		{"DPoP token without a DPoP key", "", `{"access_token":"a","token_type":"DPoP"}`, 200, CodeInvalidResponse},
+		{"token body not JSON", "", `<html>`, 200, CodeInvalidResponse},
+		{"huge token error", "", `{"error":"invalid_grant","error_description":"` + strings.Repeat("x", 5000) + `"}`, 400, "invalid_grant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newTestAS(t)
+			a.regBody, a.tokenBody, a.tokenStatus = tc.reg, tc.tokenBody, tc.tokenStatus
+			tr, _ := newTransport(t, a, nil)
+			_, err := post(t, tr.Client(), a.mcpURL(), "tools/list")
+			wantCode(t, err, tc.code)
+			if len(err.Error()) > 2*maxDescription {
+				t.Errorf("error is %d bytes long", len(err.Error()))
+			}
+			if tok, _ := tr.Token(context.Background()); tok != nil {
+				t.Errorf("a token was kept: %+v", tok)
+			}
+		})
+	}
+}
+
+func TestLoopbackTimeout(t *testing.T) {
+	l, err := NewLoopback("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	synctest.Test(t, func(t *testing.T) {
+		l.Timeout = time.Minute
+		start := time.Now()
+		_, err := l.Authorize(context.Background(), "https://as.example/authorize?state=S")
+		wantCode(t, err, "timeout")
+		if d := time.Since(start); d != time.Minute {
+			t.Errorf("gave up after %v, want 1m", d)
+		}
+	})
+}
+
+func TestFileStoreLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tokens.json")
+	if err := os.WriteFile(p, bytes.Repeat([]byte(" "), maxStoreBytes+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&FileStore{Path: p}).Load(context.Background(), "k"); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("an oversized token file was read: %v", err)
+	}
 }

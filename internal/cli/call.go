@@ -39,7 +39,7 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer c.Close()
-	res, err := c.CallTool(ctx, pos[0], arguments)
+	res, err := callTool(ctx, c.Client, pos[0], arguments)
 	if err != nil {
 		return requestFailed("call", err, stderr)
 	}

@@ -1,6 +1,6 @@
 // Package cli is the mcpkit command-line tool, as a library: cmd/mcpkit
-// (core module) and redis/cmd/mcpkit (the nested Redis module, which adds
-// `serve --redis`) both call Run. See cmd/mcpkit for the commands.
+// (core module) and full/cmd/mcpkit (the nested module that adds Redis,
+// `serve --redis`, and OpenTelemetry) both call Run. See cmd/mcpkit for the commands.
 package cli
 
 import (
@@ -18,6 +18,10 @@ type Options struct {
 	// store in opts, all on Redis, and returns a function that closes
 	// them. Nil (the core build) refuses the flag.
 	Redis func(url string, log *slog.Logger, opts *mcp.ServerOptions) (closeAll func(), err error)
+	// Telemetry configures OpenTelemetry for `mcpkit serve` from the
+	// OTEL_* environment variables (observe.go). Nil (the core build)
+	// means none.
+	Telemetry Telemetry
 }
 
 // build is what Run was given; the zero value is the core build.
@@ -42,8 +46,10 @@ Usage:
   mcpkit read URL URI               read a resource
   mcpkit prompt URL NAME [JSON]     get a prompt
   mcpkit tools|resources|prompts URL   list what the server offers
+  mcpkit skills URL [NAME [--save DIR]]  list the Agent Skills, show one, or download it verified
   mcpkit logout URL        forget the tokens --auth keeps for a server
                            (for a stdio server, leave out URL and end with -- CMD)
+  mcpkit version           the mcpkit version, commit and Go version of this binary
   mcpkit help              show this help
 
 Run "mcpkit COMMAND -h" for the flags of a command.
@@ -67,8 +73,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return prompt(args[1:], stdin, stdout, stderr)
 	case "tools", "resources", "prompts":
 		return listCmd(args[0], args[1:], stdin, stdout, stderr)
+	case "skills":
+		return skillsCmd(args[1:], stdin, stdout, stderr)
 	case "logout":
 		return logout(args[1:], stdout, stderr)
+	case "version", "--version":
+		return version(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -64,6 +64,8 @@ type clientCommand struct {
 	synopsis string // "TOOL [JSON]"
 	about    string // a paragraph under the usage lines
 	min, max int    // the positional arguments after the URL
+	// flags, when set, registers the command's own flags.
+	flags func(fs *flag.FlagSet)
 }
 
 // parseClientArgs parses "[flags] [URL] ARGS... [-- COMMAND...]": flags
@@ -79,6 +81,9 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default the newest); a legacy version acts as a legacy client")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	f.login.register(fs)
+	if cc.flags != nil {
+		cc.flags(fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage:\n  mcpkit %s [flags] URL %s\n  mcpkit %s [flags] %s -- COMMAND ARGS...\n\n%s\nFlags:\n",
 			cc.name, cc.synopsis, cc.name, cc.synopsis, cc.about)
@@ -152,7 +157,7 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 
 // jsonObjectArg checks that arg (the optional JSON of a command line) is
 // a JSON object and returns it; "" gives nil.
-func jsonObjectArg(what, arg string) ([]byte, error) {
+func jsonObjectArg(what, arg string) (json.RawMessage, error) {
 	if arg == "" {
 		return nil, nil
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -53,7 +55,7 @@ func TestClientCommands(t *testing.T) {
 		{"prompt arguments not strings", []string{"prompt", "test_prompt_with_arguments", `{"arg1":1}`}, exitUsage, "", false, "an object of strings"},
 		{"tools", []string{"tools"}, exitOK, "echo                                        Echoes the given text back as one text content item.\n", true, ""},
 		{"tools --json", []string{"tools", "--json"}, exitOK, `{"tools":[{`, true, ""},
-		{"resources", []string{"resources"}, exitOK, "test://static-text       static-text       text/plain     A static text resource.\n", true, ""},
+		{"resources", []string{"resources"}, exitOK, "test://static-text                      static-text       text/plain     A static text resource.\n", true, ""},
 		{"resource templates", []string{"resources"}, exitOK, "\nresource templates:\ndemo://times-table/{n}", true, ""},
 		{"prompts", []string{"prompts"}, exitOK, "test_prompt_with_arguments          arg1 arg2        A prompt with two required arguments.\n", true, ""},
 		{"prompts optional argument", []string{"prompts"}, exitOK, "code_review                         code [language]", true, ""},
@@ -137,5 +139,44 @@ func TestPrintList(t *testing.T) {
 	want := "a            first line\nlonger_name\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestCallElicitation calls a tool that asks for input: on a terminal the
+// question is asked on stderr and the answer read from stdin; elsewhere
+// the client declares no elicitation and the server says it is missing.
+func TestCallElicitation(t *testing.T) {
+	ts := httptest.NewServer(demo.New(nil))
+	defer ts.Close()
+	for _, legacy := range []bool{false, true} {
+		args := []string{"call", ts.URL, "test_input_required_result_elicitation"}
+		if legacy {
+			args = []string{"call", "--version", "2025-11-25", ts.URL, "test_elicitation", `{"message":"Who are you?"}`}
+		}
+		t.Run(fmt.Sprint("legacy=", legacy), func(t *testing.T) {
+			interactive = func(io.Reader, io.Writer) bool { return true }
+			defer func() { interactive = isTerminal }()
+			var stdout, stderr bytes.Buffer
+			input := "Ada\n\n" // the name, then Enter to send
+			if legacy {
+				input = "ada\nada@example.com\n\n"
+			}
+			code := run(args, strings.NewReader(input), &stdout, &stderr)
+			want := "Hello, Ada!\n"
+			if legacy {
+				want = "ada@example.com"
+			}
+			if code != exitOK || !strings.Contains(stdout.String(), want) {
+				t.Errorf("exit %d, stdout %q, want %q; stderr:\n%s", code, stdout.String(), want, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "The server asks: ") || !strings.Contains(stderr.String(), "Send this answer?") {
+				t.Errorf("the question was not asked on stderr:\n%s", stderr.String())
+			}
+		})
+	}
+	// Not a terminal: no elicitation capability, and the server says so.
+	code, out, errOut := runCLI(t, "call", ts.URL, "test_input_required_result_elicitation")
+	if code == exitOK || !strings.Contains(out+errOut, "elicitation") {
+		t.Errorf("off a terminal: exit %d, stdout %q, stderr %q; want a failure naming elicitation", code, out, errOut)
 	}
 }

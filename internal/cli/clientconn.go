@@ -6,24 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 
-	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/client"
+	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
-
-// mcpClient is what the client commands need from a connection to a
-// server. Results are the result objects as received.
-type mcpClient interface {
-	CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
-	ReadResource(ctx context.Context, uri string) (json.RawMessage, error)
-	GetPrompt(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
-	// List returns every item of a list (following cursors): kind is
-	// "tools", "resources", "resourceTemplates" or "prompts".
-	List(ctx context.Context, kind string) ([]json.RawMessage, error)
-	// Capabilities returns the server's capabilities object.
-	Capabilities() json.RawMessage
-	Close() error
-}
 
 // clientIO is the terminal side of a client command: where questions to
 // the user (elicitation) are read from and asked on.
@@ -32,117 +21,227 @@ type clientIO struct {
 	err io.Writer
 }
 
-// connectClient connects to t as the client commands do. On failure it
-// prints why to stderr and returns the exit code.
-func connectClient(ctx context.Context, name string, f *clientFlags, t target, cio clientIO) (mcpClient, int) {
+// connectClient connects to t with the public client, as the client
+// commands do. On a terminal (stdin and stderr both) it answers
+// elicitation by asking the user; elsewhere it declares no elicitation.
+// On failure it prints why to stderr and returns the exit code.
+func connectClient(ctx context.Context, name string, f *clientFlags, t target, cio clientIO) (*conn, int) {
 	stderr := cio.err
-	httpOpts := &client.HTTPOptions{Header: f.headers.h}
 	release := func() {}
-	if t.url != "" && f.login.auth {
-		hc, rel, err := f.login.httpClient(t.url, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
-			return nil, exitUsage
-		}
-		httpOpts.Client, release = hc, rel
-	}
-	var conn client.Conn
+	var tr client.Transport
 	if t.url != "" {
-		conn = client.DialHTTP(t.url, httpOpts)
-	} else {
-		sc, err := client.StartCommand(t.command, &client.CommandOptions{Stderr: nil})
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
-			return nil, exitUnreachable
-		}
-		conn = sc
-	}
-	info := clientInfo()
-	info.Name = "mcpkit-" + name
-	s, err := client.Connect(ctx, conn, &client.Options{Version: f.version, ClientInfo: info, Timeout: f.timeout, HTTP: httpOpts})
-	if err != nil {
-		conn.Close()
-		release()
-		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
-		var ce *client.ConnectError
-		if !errors.As(err, &ce) {
-			return nil, exitNotMCP
-		}
-		for _, st := range ce.Steps {
-			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
-				fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")\n", st.Status)
-				break
+		var hc *http.Client
+		if f.login.auth {
+			var err error
+			if hc, release, err = f.login.httpClient(t.url, stderr); err != nil {
+				fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
+				return nil, exitUsage
 			}
 		}
-		switch ce.Kind {
-		case client.Unreachable:
-			return nil, exitUnreachable
-		case client.Incompatible:
-			return nil, exitIncompatible
-		}
-		return nil, exitNotMCP
+		tr = &client.HTTPTransport{URL: t.url, Header: f.headers.h, HTTPClient: hc}
+	} else {
+		tr = &client.CommandTransport{Command: t.command[0], Args: t.command[1:]}
 	}
-	return &internalClient{s: s, release: release}, exitOK
+	info := clientInfo()
+	opts := &client.Options{
+		ClientInfo:     mcp.Implementation{Name: "mcpkit-" + name, Version: info.Version},
+		Version:        f.version,
+		Timeout:        f.timeout,
+		ConnectTimeout: f.timeout,
+	}
+	if interactive(cio.in, cio.err) {
+		asker := newFormAsker(cio.in, cio.err)
+		opts.Elicit = terminalElicit(asker)
+		opts.ElicitURL = true
+	}
+	c, err := client.Connect(ctx, tr, opts)
+	if err != nil {
+		release()
+		var ce *client.ConnectError
+		if errors.As(err, &ce) {
+			if msg, ok := didNotStart(ce); ok {
+				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, msg)
+				return nil, exitDidNotStart
+			}
+		}
+		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
+		return nil, connectExitCode(err, stderr)
+	}
+	return &conn{Client: c, release: release}, exitOK
 }
 
-// internalClient adapts internal/client's Session.
-type internalClient struct {
-	s       *client.Session
+// conn is a connected client and what to release when it closes (the
+// --auth token store).
+type conn struct {
+	*client.Client
 	release func()
 }
 
-func (c *internalClient) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	params := map[string]any{"name": name}
-	if args != nil {
-		params["arguments"] = args
-	}
-	return c.s.Result(ctx, "tools/call", params)
-}
-
-func (c *internalClient) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
-	return c.s.Result(ctx, "resources/read", map[string]any{"uri": uri})
-}
-
-func (c *internalClient) GetPrompt(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
-	params := map[string]any{"name": name}
-	if args != nil {
-		params["arguments"] = args
-	}
-	return c.s.Result(ctx, "prompts/get", params)
-}
-
-var listMethods = map[string]string{
-	"tools":             "tools/list",
-	"resources":         "resources/list",
-	"resourceTemplates": "resources/templates/list",
-	"prompts":           "prompts/list",
-}
-
-func (c *internalClient) List(ctx context.Context, kind string) ([]json.RawMessage, error) {
-	return c.s.List(ctx, listMethods[kind], kind)
-}
-
-func (c *internalClient) Capabilities() json.RawMessage { return c.s.Server.Capabilities }
-
-func (c *internalClient) Close() error {
-	err := c.s.Close()
-	if c.release != nil {
-		c.release()
-	}
+func (c *conn) Close() error {
+	err := c.Client.Close()
+	c.release()
 	return err
+}
+
+// interactive decides whether the client commands ask the user; tests
+// replace it.
+var interactive = isTerminal
+
+// connectExitCode maps a failure of client.Connect to discover's exit
+// codes, with a hint when the server wants credentials.
+func connectExitCode(err error, stderr io.Writer) int {
+	var ce *client.ConnectError
+	if !errors.As(err, &ce) {
+		var te *iclient.TransportError
+		if errors.As(err, &te) {
+			return exitUnreachable // the command did not start, say
+		}
+		return exitNotMCP
+	}
+	for _, st := range ce.Steps {
+		if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
+			fmt.Fprintf(stderr, "(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")\n", st.Status)
+			break
+		}
+	}
+	switch ce.Kind {
+	case client.Unreachable:
+		return exitUnreachable
+	case client.Incompatible:
+		return exitIncompatible
+	}
+	return exitNotMCP
+}
+
+// terminalElicit answers elicitation requests by asking on the terminal.
+func terminalElicit(a *formAsker) client.ElicitHandler {
+	return func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if p.Mode == mcp.ElicitModeURL {
+			return &mcp.ElicitResult{Action: mcp.ElicitAction(a.askURL(p.Message, p.URL))}, nil
+		}
+		schema, err := json.Marshal(p.RequestedSchema)
+		if err != nil {
+			return nil, err
+		}
+		action, content, err := a.askForm(p.Message, schema)
+		if err != nil {
+			return nil, err
+		}
+		return &mcp.ElicitResult{Action: mcp.ElicitAction(action), Content: content}, nil
+	}
+}
+
+// listItems returns every item of a list through the client's iterators
+// (which follow cursors, and leave out tools whose x-mcp-header
+// declarations are invalid), each encoded as JSON.
+func listItems(ctx context.Context, c *client.Client, kind string) ([]json.RawMessage, error) {
+	switch kind {
+	case "tools":
+		return encodeAll(c.ListTools(ctx))
+	case "resources":
+		return encodeAll(c.ListResources(ctx))
+	case "resourceTemplates":
+		return encodeAll(c.ListResourceTemplates(ctx))
+	case "prompts":
+		return encodeAll(c.ListPrompts(ctx))
+	}
+	return nil, fmt.Errorf("unknown list %q", kind)
+}
+
+func encodeAll[T any](seq iter.Seq2[*T, error]) ([]json.RawMessage, error) {
+	out := []json.RawMessage{}
+	for it, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		b, err := json.Marshal(it)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// callTool calls a tool and returns its result as received. When the
+// server says the Mcp-Param-* headers do not match (the tool mirrors
+// arguments into headers, and the client has not seen its schema), the
+// tools are listed once and the call is sent again.
+func callTool(ctx context.Context, c *client.Client, name string, args json.RawMessage) (json.RawMessage, error) {
+	params := map[string]any{"name": name}
+	if args != nil {
+		params["arguments"] = args
+	}
+	res, err := c.Call(ctx, "tools/call", params)
+	var me *mcp.Error
+	if errors.As(err, &me) && me.Code == mcp.CodeHeaderMismatch {
+		if _, lerr := listItems(ctx, c, "tools"); lerr == nil {
+			res, err = c.Call(ctx, "tools/call", params)
+		}
+	}
+	return res, err
 }
 
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.
 func requestFailed(name string, err error, stderr io.Writer) int {
-	var re *client.RPCError
-	if errors.As(err, &re) {
-		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, re.Err.Code, re.Err.Message)
-		if len(re.Err.Data) > 0 && string(re.Err.Data) != "null" {
-			fmt.Fprintf(stderr, "  data: %s\n", indentJSON(re.Err.Data, "  "))
+	var me *mcp.Error
+	if errors.As(err, &me) {
+		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, me.Message)
+		if raw, ok := me.Data.(json.RawMessage); ok && len(raw) > 0 && string(raw) != "null" {
+			fmt.Fprintf(stderr, "  data: %s\n", indentJSON(raw, "  "))
 		}
 		return exitRPCError
 	}
 	fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
 	return exitRequestFails
+}
+
+// maxListPages bounds the pages rawList follows.
+const maxListPages = 1000
+
+// rawList follows nextCursor through every page of a list method and
+// returns the items as the server sent them (discover shows them so,
+// tools with invalid x-mcp-header declarations included). field is the
+// result member holding the items.
+func rawList(ctx context.Context, c *client.Client, method, field string) ([]json.RawMessage, error) {
+	var all []json.RawMessage
+	seen := map[string]bool{}
+	cursor := ""
+	for range maxListPages {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		res, err := c.Call(ctx, method, params)
+		if err != nil {
+			return all, fmt.Errorf("%s: %w", method, err)
+		}
+		var page map[string]json.RawMessage
+		if err := json.Unmarshal(res, &page); err != nil {
+			return all, fmt.Errorf("%s: the result is not an object: %v", method, err)
+		}
+		var items []json.RawMessage
+		if raw, ok := page[field]; ok {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return all, fmt.Errorf("%s: %s is not an array: %v", method, field, err)
+			}
+		}
+		all = append(all, items...)
+		var next string
+		if raw, ok := page["nextCursor"]; ok && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &next); err != nil {
+				return all, fmt.Errorf("%s: nextCursor is not a string: %v", method, err)
+			}
+		}
+		if next == "" {
+			return all, nil
+		}
+		if seen[next] {
+			return all, fmt.Errorf("%s: the server repeated cursor %q", method, next)
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return all, fmt.Errorf("%s: stopped after %d pages", method, maxListPages)
 }

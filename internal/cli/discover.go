@@ -16,7 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/client"
+	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // Exit codes of `mcpkit discover`.
@@ -27,6 +29,7 @@ const (
 	exitUnreachable  = 3 // nothing answered: connection refused, command not found, silence
 	exitNotMCP       = 4 // something answered, but not as an MCP server of either era
 	exitIncompatible = 5 // an MCP server, but no protocol version in common
+	// exitDidNotStart (8, didnotstart.go): a stdio server exited before answering anything.
 )
 
 const discoverUsage = `Usage:
@@ -87,7 +90,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.list, "list", false, "also list the tools, prompts and resources (every page)")
 	fs.BoolVar(&f.check, "check", false, "check discovery and request validation against the spec")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "time allowed for each request; a stdio server silent for this long is taken for legacy")
-	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default "+client.ModernVersions[0]+"); a legacy version acts as a legacy client")
+	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default "+iclient.ModernVersions[0]+"); a legacy version acts as a legacy client")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
 	f.login.register(fs)
@@ -149,7 +152,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	if f.timeout <= 0 {
 		return usageErr("--timeout must be positive")
 	}
-	if f.check && client.IsLegacy(f.version) {
+	if f.check && iclient.IsLegacy(f.version) {
 		return usageErr("--check probes server/discover; it cannot be combined with the legacy --version %s", f.version)
 	}
 	if f.color != "auto" && f.color != "always" && f.color != "never" {
@@ -166,6 +169,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 	if len(positional) == 1 {
 		target = positional[0]
 	}
+	f.login.stderr = stderr
 	rep, code := probe(context.Background(), &f, positional, command)
 	rep.Target = target
 	if f.json {
@@ -181,52 +185,63 @@ func discover(args []string, stdout, stderr io.Writer) int {
 }
 
 // clientInfo names this client in _meta and initialize.
-func clientInfo() client.Implementation {
+func clientInfo() iclient.Implementation {
 	v := "dev"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version
 	}
-	return client.Implementation{Name: "mcpkit-discover", Version: v}
+	return iclient.Implementation{Name: "mcpkit-discover", Version: v}
 }
 
-// probe connects, lists and checks, and returns the report and exit code.
+// probe connects with the client, lists and checks, and returns the report
+// and exit code.
 func probe(ctx context.Context, f *discoverFlags, positional, command []string) (*report, int) {
 	rep := &report{}
-	httpOpts := &client.HTTPOptions{Header: f.headers.h}
-	var conn client.Conn
+	var tr client.Transport
+	var authClient *http.Client // --auth: an OAuth-authorizing client
 	if len(positional) == 1 {
 		if f.login.auth {
-			hc, release, err := f.login.httpClient(positional[0], os.Stderr)
+			hc, release, err := f.login.httpClient(positional[0], f.login.stderr)
 			if err != nil {
 				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
 				return rep, exitUnreachable
 			}
 			defer release()
-			httpOpts.Client = hc
+			authClient = hc
 		}
-		conn = client.DialHTTP(positional[0], httpOpts)
-		rep.Transport = client.TransportHTTP
+		tr = &client.HTTPTransport{URL: positional[0], Header: f.headers.h, HTTPClient: authClient}
+		rep.Transport = iclient.TransportHTTP
 	} else {
-		sc, err := client.StartCommand(command, nil)
-		rep.Transport = client.TransportStdio
-		if err != nil {
-			rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
-			return rep, exitUnreachable
-		}
-		conn = sc
+		tr = &client.CommandTransport{Command: command[0], Args: command[1:]}
+		rep.Transport = iclient.TransportStdio
 	}
-	opts := &client.Options{Version: f.version, ClientInfo: clientInfo(), Timeout: f.timeout, HTTP: httpOpts}
-	s, err := client.Connect(ctx, conn, opts)
+	info := clientInfo()
+	c, err := client.Connect(ctx, tr, &client.Options{
+		Version:        f.version,
+		ClientInfo:     mcp.Implementation{Name: info.Name, Version: info.Version},
+		Timeout:        f.timeout,
+		ConnectTimeout: f.timeout,
+	})
 	if err != nil {
-		conn.Close()
-		rep.setExit(conn)
 		var ce *client.ConnectError
 		if !errors.As(err, &ce) {
+			var te *iclient.TransportError
+			if errors.As(err, &te) {
+				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
+				return rep, exitUnreachable
+			}
 			rep.Error = &reportError{Kind: "failed", Message: err.Error()}
 			return rep, exitNotMCP
 		}
 		rep.Probe = steps(ce.Steps)
-		rep.Error = &reportError{Kind: ce.Kind.String(), Message: ce.Error()}
+		rep.setExit(ce.Exit)
+		rep.Error = &reportError{Kind: ce.Kind.String(), Message: strings.TrimPrefix(ce.Error(), "client: ")}
+		if msg, ok := didNotStart(ce); ok {
+			// The steps add nothing: every request went unanswered.
+			rep.Probe = nil
+			rep.Error = &reportError{Kind: "did not start", Message: msg}
+			return rep, exitDidNotStart
+		}
 		for _, st := range ce.Steps {
 			if st.Status == http.StatusUnauthorized || st.Status == http.StatusForbidden {
 				rep.Error.Message += fmt.Sprintf("\n(the server answered HTTP %d: if it needs credentials, log in with --auth or pass a token with --header \"Authorization: Bearer TOKEN\")", st.Status)
@@ -241,17 +256,21 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		}
 		return rep, exitNotMCP
 	}
-	rep.describe(s)
+	// The spec checks and the raw description read the client's own
+	// session (internal/client), which sends what the public API never
+	// would: malformed and mismatched requests.
+	s := iclient.SessionOf(c)
+	rep.describe(c, s)
 	code := exitOK
 	if f.list {
-		rep.Lists = list(ctx, s)
+		rep.Lists = list(ctx, c, s.Server.Capabilities)
 	}
 	if f.check {
-		var fresh client.Conn
+		var fresh iclient.Conn
 		if len(positional) == 1 {
 			// Checks go without the legacy session's headers, on a
 			// connection of their own.
-			fresh = client.DialHTTP(positional[0], httpOpts)
+			fresh = iclient.DialHTTP(positional[0], &iclient.HTTPOptions{Header: f.headers.h, Client: authClient})
 		}
 		rep.Checks = runChecks(ctx, s, fresh, f)
 		if fresh != nil {
@@ -263,29 +282,31 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 			}
 		}
 	}
-	s.Close()
-	rep.setExit(s.Conn())
+	c.Close()
+	if e, ok := c.ProcessExit(); ok {
+		rep.setExit(&e)
+	}
 	return rep, code
 }
 
 // report is the result of `mcpkit discover`, and its --json form.
 type report struct {
-	Target            string                 `json:"target"`
-	Transport         string                 `json:"transport"`
-	Era               client.Era             `json:"era,omitempty"`
-	ProtocolVersion   string                 `json:"protocolVersion,omitempty"`
-	SupportedVersions []string               `json:"supportedVersions,omitempty"`
-	ServerInfo        *client.Implementation `json:"serverInfo,omitempty"`
-	Capabilities      json.RawMessage        `json:"capabilities,omitempty"`
-	Extensions        []string               `json:"extensions,omitempty"`
-	Instructions      string                 `json:"instructions,omitempty"`
-	Cache             *cacheHints            `json:"cache,omitempty"`
-	LatencyMs         float64                `json:"latencyMs,omitempty"`
-	Probe             []step                 `json:"probe,omitempty"`
-	Lists             *lists                 `json:"lists,omitempty"`
-	Checks            []checkResult          `json:"checks,omitempty"`
-	Exit              *exitInfo              `json:"exit,omitempty"`
-	Error             *reportError           `json:"error,omitempty"`
+	Target            string              `json:"target"`
+	Transport         string              `json:"transport"`
+	Era               iclient.Era         `json:"era,omitempty"`
+	ProtocolVersion   string              `json:"protocolVersion,omitempty"`
+	SupportedVersions []string            `json:"supportedVersions,omitempty"`
+	ServerInfo        *mcp.Implementation `json:"serverInfo,omitempty"`
+	Capabilities      json.RawMessage     `json:"capabilities,omitempty"`
+	Extensions        []string            `json:"extensions,omitempty"`
+	Instructions      string              `json:"instructions,omitempty"`
+	Cache             *cacheHints         `json:"cache,omitempty"`
+	LatencyMs         float64             `json:"latencyMs,omitempty"`
+	Probe             []step              `json:"probe,omitempty"`
+	Lists             *lists              `json:"lists,omitempty"`
+	Checks            []checkResult       `json:"checks,omitempty"`
+	Exit              *exitInfo           `json:"exit,omitempty"`
+	Error             *reportError        `json:"error,omitempty"`
 }
 
 type cacheHints struct {
@@ -336,32 +357,31 @@ func steps(in []client.Step) []step {
 	return out
 }
 
-func (r *report) describe(s *client.Session) {
+// describe fills in what the client learned: era, version and identity
+// through the public API; the capabilities as sent and the cache hints of
+// the DiscoverResult from the session.
+func (r *report) describe(c *client.Client, s *iclient.Session) {
 	r.Transport = s.Conn().Transport()
-	r.Era = s.Era()
-	r.ProtocolVersion = s.Version()
+	r.Era = iclient.Era(c.Era())
+	r.ProtocolVersion = c.ProtocolVersion()
+	r.SupportedVersions = c.SupportedVersions()
+	r.ServerInfo = c.ServerInfo()
+	r.Instructions = c.Instructions()
 	d := s.Server
-	r.SupportedVersions = d.SupportedVersions
-	r.ServerInfo = d.Info
 	r.Capabilities = d.Capabilities
 	r.Extensions = extensionNames(d.Capabilities)
-	r.Instructions = d.Instructions
 	if d.TTLMs != nil || d.CacheScope != "" {
 		r.Cache = &cacheHints{TTLMs: d.TTLMs, Scope: d.CacheScope}
 		if d.TTLMs != nil {
 			r.Cache.TTL = humanDuration(time.Duration(*d.TTLMs) * time.Millisecond)
 		}
 	}
-	r.LatencyMs = ms(s.Latency)
-	r.Probe = steps(s.Steps)
+	r.LatencyMs = ms(c.ConnectLatency())
+	r.Probe = steps(c.Probe())
 }
 
-func (r *report) setExit(c client.Conn) {
-	sc, ok := c.(*client.StreamConn)
-	if !ok {
-		return
-	}
-	if e, ok := sc.Exit(); ok {
+func (r *report) setExit(e *client.ProcessExit) {
+	if e != nil {
 		r.Exit = &exitInfo{Code: e.Code, Forced: e.Forced, AfterStdinCloseMs: ms(e.AfterStdinClose)}
 	}
 }
@@ -421,15 +441,14 @@ func hasCapability(caps json.RawMessage, name string) bool {
 }
 
 // list fetches every page of the lists the server's capabilities offer.
-func list(ctx context.Context, s *client.Session) *lists {
+func list(ctx context.Context, c *client.Client, caps json.RawMessage) *lists {
 	l := &lists{Tools: []json.RawMessage{}, Prompts: []json.RawMessage{}, Resources: []json.RawMessage{}, ResourceTemplates: []json.RawMessage{}}
-	caps := s.Server.Capabilities
 	fetch := func(capability, method, field string, dst *[]json.RawMessage) {
 		if !hasCapability(caps, capability) {
 			l.Skipped = append(l.Skipped, method)
 			return
 		}
-		items, err := s.List(ctx, method, field)
+		items, err := rawList(ctx, c, method, field)
 		*dst = append(*dst, items...)
 		if err != nil {
 			if l.Errors == nil {

@@ -143,7 +143,9 @@ func (p *printer) steps(steps []step) {
 	}
 	p.printf("\n%s\n", p.style("how the era was told", styleBold))
 	for i, s := range steps {
-		p.printf("  %d. %s -> %s\n     %s\n", i+1, s.Request, s.Answer, p.style(s.Meaning, styleDim))
+		// A multi-line answer (a server's stderr) stays in the column of the answer.
+		answer := strings.ReplaceAll(s.Answer, "\n", "\n     ")
+		p.printf("  %d. %s -> %s\n     %s\n", i+1, s.Request, answer, p.style(s.Meaning, styleDim))
 	}
 }
 
@@ -170,6 +172,12 @@ func (p *printer) lists(l *lists) {
 			}
 		}
 		for i := range items {
+			if len([]rune(keys[i])) > width {
+				// A key too long for the column (a long URI) gets a line of its own, and its
+				// description the column on the next line, so the other rows stay aligned.
+				p.printf("  %s\n  %-*s  %s\n", keys[i], width, "", p.style(oneLine(descs[i], 90), styleDim))
+				continue
+			}
 			p.printf("  %-*s  %s\n", width, keys[i], p.style(oneLine(descs[i], 90), styleDim))
 		}
 	}

@@ -82,7 +82,7 @@ func decodeReport(t *testing.T, out string) *report {
 // mcpkitServeCommand is `mcpkit serve --stdio`, run by the test binary.
 func mcpkitServeCommand(t *testing.T) []string {
 	t.Setenv("MCPKIT_TEST_RUN", "1")
-	return []string{"--", os.Args[0], "serve", "--stdio"}
+	return []string{"--", os.Args[0], "serve", "--fixtures", "--stdio"}
 }
 
 func TestDiscoverHumanOutput(t *testing.T) {
@@ -98,7 +98,7 @@ func TestDiscoverHumanOutput(t *testing.T) {
 		"  era           modern  (answers server/discover; no handshake)",
 		"  version       2026-07-28  (supported: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)",
 		"  capabilities  ",
-		"  extensions    io.modelcontextprotocol/tasks",
+		"  extensions    io.modelcontextprotocol/skills, io.modelcontextprotocol/tasks",
 		"  instructions  A demo of mcpkit.",
 		"  caching       ttl 1h, scope public",
 		"ms (server/discover round trip)",
@@ -139,7 +139,7 @@ func TestDiscoverJSON(t *testing.T) {
 				if r.Cache == nil || r.Cache.TTL != "1m30s" || *r.Cache.TTLMs != 90000 || r.Cache.Scope != "public" {
 					t.Errorf("cache = %+v, want 1m30s public", r.Cache)
 				}
-				if diff := cmp.Diff([]string{"com.example/thing", mcp.TasksExtension}, r.Extensions); diff != "" {
+				if diff := cmp.Diff([]string{"com.example/thing", mcp.SkillsExtension, mcp.TasksExtension}, r.Extensions); diff != "" {
 					t.Errorf("extensions (-want +got):\n%s", diff)
 				}
 				if r.Transport != "streamable-http" || r.Exit != nil {

@@ -147,7 +147,7 @@ func TestTypeScriptLegacyClient(t *testing.T) {
 			return []string{"http", ts.URL + "/mcp"}
 		}},
 		{"stdio", func(t *testing.T) []string {
-			return []string{"stdio", buildMcpkit(t), "serve", "--stdio"}
+			return []string{"stdio", buildMcpkit(t), "serve", "--fixtures", "--stdio"}
 		}},
 	}
 	for _, tt := range tests {

@@ -40,7 +40,7 @@ func listCmd(name string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	defer c.Close()
 	all := map[string][]json.RawMessage{}
 	for _, kind := range lc.kinds {
-		items, err := c.List(ctx, kind)
+		items, err := listItems(ctx, c.Client, kind)
 		if err != nil {
 			return requestFailed(name, err, stderr)
 		}

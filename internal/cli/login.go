@@ -22,6 +22,7 @@ type loginFlags struct {
 	auth              bool
 	clientMetadataURL string
 	clientID          string
+	stderr            io.Writer // where sign-in prompts go; default os.Stderr
 }
 
 func (l *loginFlags) register(fs *flag.FlagSet) {
@@ -127,6 +128,9 @@ func (l *loginFlags) httpClient(serverURL string, stderr io.Writer) (*http.Clien
 	path, err := tokenFile()
 	if err != nil {
 		return nil, nil, err
+	}
+	if stderr == nil {
+		stderr = os.Stderr
 	}
 	lb := &lazyLoopback{stderr: stderr}
 	opts := auth.Options{

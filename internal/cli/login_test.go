@@ -164,6 +164,11 @@ func TestLoginEndToEnd(t *testing.T) {
 		t.Fatalf("token file: %v %v, want mode 0600", st, err)
 	}
 
+	// discover --auth uses the kept token for the lists.
+	if code, out, errOut := cli("discover", "--auth", "--list", srv); code != exitOK || !strings.Contains(out, "echo") || strings.Contains(errOut, "sign in") {
+		t.Fatalf("discover: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+
 	// The kept token is reused: no new sign-in.
 	if code, out, errOut := cli("tools", "--auth", srv); code != exitOK || !strings.Contains(out, "echo") || strings.Contains(errOut, "sign in") {
 		t.Fatalf("tools: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -183,6 +188,19 @@ func TestLoginEndToEnd(t *testing.T) {
 	}
 	if as.registrations != 1 {
 		t.Errorf("%d registrations, want 1 (the registration is kept)", as.registrations)
+	}
+
+	// The same step-up as a legacy (2025-11-25) client: the server's 403
+	// carries the challenge in that era too.
+	if code, out, errOut := cli("logout", srv); code != exitOK {
+		t.Fatalf("logout: exit %d %s %s", code, out, errOut)
+	}
+	code, out, errOut = cli("call", "--auth", "--version", "2025-11-25", srv, "whoami")
+	if code != exitOK || !strings.Contains(out, "scopes: mcp:tools mcp:admin") {
+		t.Fatalf("legacy whoami: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if n := len(as.authorizations()); n != 4 {
+		t.Fatalf("%d authorizations after the legacy step-up, want 4", n)
 	}
 
 	// Logout forgets tokens and registration.
@@ -205,8 +223,8 @@ func TestLoginEndToEnd(t *testing.T) {
 	if code == exitOK || !strings.Contains(errOut, "unauthorized") {
 		t.Fatalf("another audience: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
-	if n := len(as.authorizations()); n != 3 {
-		t.Errorf("%d authorizations, want 3 (one more, no loop)", n)
+	if n := len(as.authorizations()); n != 5 {
+		t.Errorf("%d authorizations, want 5 (one more, no loop)", n)
 	}
 	if strings.Contains(errOut, "eyJ") {
 		t.Errorf("a token appears in the error output:\n%s", errOut)
@@ -217,8 +235,8 @@ func TestLoginEndToEnd(t *testing.T) {
 func TestLoginFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"call", "--client-id", "x", "http://127.0.0.1:1/mcp", "echo"},
-		{"tools", "--auth", "--", "mcpkit", "serve", "--stdio"},
-		{"discover", "--auth", "--", "mcpkit", "serve", "--stdio"},
+		{"tools", "--auth", "--", "mcpkit", "serve", "--fixtures", "--stdio"},
+		{"discover", "--auth", "--", "mcpkit", "serve", "--fixtures", "--stdio"},
 		{"logout"},
 	} {
 		var out, errb strings.Builder

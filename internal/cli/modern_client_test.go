@@ -59,7 +59,7 @@ type tsModernReport struct {
 // it logs; the server is killed when the test ends.
 func serveHTTP(t *testing.T, bin string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestTypeScriptModernClient(t *testing.T) {
 		args func(t *testing.T) []string
 	}{
 		{"http", func(t *testing.T) []string { return []string{"http", serveHTTP(t, bin)} }},
-		{"stdio", func(t *testing.T) []string { return []string{"stdio", bin, "serve", "--stdio"} }},
+		{"stdio", func(t *testing.T) []string { return []string{"stdio", bin, "serve", "--fixtures", "--stdio"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

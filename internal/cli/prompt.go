@@ -45,7 +45,11 @@ func prompt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer c.Close()
-	res, err := c.GetPrompt(ctx, pos[0], arguments)
+	params := map[string]any{"name": pos[0]}
+	if arguments != nil {
+		params["arguments"] = arguments
+	}
+	res, err := c.Call(ctx, "prompts/get", params)
 	if err != nil {
 		return requestFailed("prompt", err, stderr)
 	}

@@ -27,7 +27,7 @@ func read(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer c.Close()
-	res, err := c.ReadResource(ctx, pos[0])
+	res, err := c.Call(ctx, "resources/read", map[string]any{"uri": pos[0]})
 	if err != nil {
 		return requestFailed("read", err, stderr)
 	}

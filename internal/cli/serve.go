@@ -86,10 +86,15 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
 	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
-	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the build of the redis module")
+	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the full build (full/cmd/mcpkit)")
+	logRequests := fs.Bool("log-requests", false, "log one line per request to stderr: method, name, duration, outcome (never arguments or tokens)")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
+	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
+	modernOnly := fs.Bool("modern-only", false, "serve revision 2026-07-28 only: no initialize, no legacy sessions")
 	var auth authFlags
 	auth.register(fs)
+	var skillsOpts skillsFlags
+	skillsOpts.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: mcpkit serve [flags]\n\nRuns the mcpkit demo MCP server.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -102,6 +107,11 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := &mcp.ServerOptions{Logger: log, HTTP: mcp.HTTPOptions{KeepAlive: *keepAlive}}
+	opts.Legacy.Disable = *modernOnly
+	newDemo := demo.NewPlain
+	if *fixtures {
+		newDemo = demo.New
+	}
 	if *keepAlive <= 0 {
 		opts.HTTP.KeepAlive = mcp.Off
 	}
@@ -113,7 +123,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	opts.State.Keys = keys
 	if *redisURL != "" {
 		if build.Redis == nil {
-			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the build of the nested module: go build github.com/mcpkit/mcpkit/redis/cmd/mcpkit")
+			fmt.Fprintln(stderr, "mcpkit serve: --redis: this build of mcpkit has no Redis support, which keeps go-redis out of the core module; use the full build, from the nested module: go build github.com/mcpkit/mcpkit/full/cmd/mcpkit")
 			return 2
 		}
 		closeRedis, err := build.Redis(*redisURL, log, opts)
@@ -124,12 +134,31 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		defer closeRedis()
 	}
 
+	stopTelemetry, err := observe(ctx, *logRequests, stderr, log, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: telemetry: %v\n", err)
+		return 2
+	}
+	if stopTelemetry != nil {
+		defer func() {
+			tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := stopTelemetry(tctx); err != nil {
+				log.Warn("telemetry: flushing at exit", "err", err)
+			}
+		}()
+	}
+
 	if *stdio {
 		if auth.any() {
 			fmt.Fprintln(stderr, "mcpkit serve: the --auth-* flags apply to HTTP only; a stdio server takes its credentials from its environment")
 			return 2
 		}
-		s := demo.New(opts)
+		s := newDemo(opts)
+		if err := skillsOpts.apply(s, log); err != nil {
+			fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+			return 2
+		}
 		// Requests are served on their own context, so that on a signal
 		// listen streams first end with their graceful result
 		// (Server.Shutdown), and only then is everything else cancelled.
@@ -178,9 +207,13 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		cancel()
 	}
-	s := demo.New(opts)
+	s := newDemo(opts)
 	if sc := splitScopes(auth.whoamiScopes); len(sc) > 0 {
 		demo.AddWhoami(s, sc...)
+	}
+	if err := skillsOpts.apply(s, log); err != nil {
+		fmt.Fprintf(stderr, "mcpkit serve: %v\n", err)
+		return 2
 	}
 	hs := s.NewHTTPServer(*addr, *path)
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)

@@ -30,7 +30,7 @@ func buildMcpkit(t *testing.T) string {
 
 func TestServeHTTPAndGracefulShutdown(t *testing.T) {
 	bin := buildMcpkit(t)
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestServeHTTPAndGracefulShutdown(t *testing.T) {
 
 func TestServeStdioExitsOnEOF(t *testing.T) {
 	bin := buildMcpkit(t)
-	cmd := exec.Command(bin, "serve", "--stdio")
+	cmd := exec.Command(bin, "serve", "--fixtures", "--stdio")
 	cmd.Stdin = strings.NewReader(discoverReq + "\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -122,7 +122,7 @@ func wantGraceful(t *testing.T, line string) {
 func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 	bin := buildMcpkit(t)
 	t.Run("http", func(t *testing.T) {
-		cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+		cmd := exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 	})
 	for _, closeInput := range []bool{false, true} {
 		t.Run(map[bool]string{false: "stdio", true: "stdio, input closed with the signal"}[closeInput], func(t *testing.T) {
-			cmd := exec.Command(bin, "serve", "--stdio")
+			cmd := exec.Command(bin, "serve", "--fixtures", "--stdio")
 			stdin, _ := cmd.StdinPipe()
 			stdout, _ := cmd.StdoutPipe()
 			if err := cmd.Start(); err != nil {
@@ -204,7 +204,7 @@ func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 func TestServeRedisNeedsRedisBuild(t *testing.T) {
 	var stderr bytes.Buffer
 	code := serveContext(context.Background(), []string{"--redis", "redis://127.0.0.1:6379"}, strings.NewReader(""), io.Discard, &stderr)
-	if code != 2 || !strings.Contains(stderr.String(), "redis/cmd/mcpkit") {
+	if code != 2 || !strings.Contains(stderr.String(), "full/cmd/mcpkit") {
 		t.Errorf("exit %d, stderr %q; want 2 and a pointer to the redis build", code, stderr.String())
 	}
 }

@@ -104,6 +104,9 @@ type Request struct {
 	// stdio and the HTTP+SSE transport, where nothing ties a notification
 	// to a request) none; those go to the connection's Handler.
 	OnNotify func(raw []byte, m *jsonrpc.Message)
+	// OnID, when set, is called with the request's JSON-RPC id before it
+	// is sent (a subscriptions/listen stream is named by it).
+	OnID func(id jsonrpc.ID)
 	// Cancel makes a request whose context ends send
 	// notifications/cancelled for it: on stdio, on HTTP+SSE, and on
 	// Streamable HTTP in a legacy session (a modern server learns of it

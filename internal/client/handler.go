@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Handler receives what a server sends besides responses: notifications
@@ -57,6 +59,6 @@ func cancelledParams(id jsonrpc.ID, reason string) json.RawMessage {
 	b := []byte(`{"requestId":`)
 	b = append(b, id.Raw()...)
 	b = append(b, `,"reason":`...)
-	b = jsonrpc.AppendString(b, reason)
+	b = wire.AppendString(b, reason)
 	return append(b, '}')
 }

@@ -86,6 +86,9 @@ func (c *HTTPConn) SessionID() string {
 // RoundTrip implements Conn.
 func (c *HTTPConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
+	if req.OnID != nil {
+		req.OnID(id)
+	}
 	body := jsonrpc.AppendRequest(nil, id, req.Method, req.Params)
 	r, err := c.postReq(ctx, id, body, req.Header, req)
 	if err != nil && ctx.Err() != nil && req.Cancel && c.isLegacy() {

@@ -209,6 +209,9 @@ func (c *SSEConn) postMessage(ctx context.Context, body []byte) (*Reply, error) 
 // other than 2xx), that reply is returned.
 func (c *SSEConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
+	if req.OnID != nil {
+		req.OnID(id)
+	}
 	ch, err := c.mux.register(id)
 	if err != nil {
 		return nil, err

@@ -192,6 +192,16 @@ func (s *Session) Request(method string, params any) (*Request, error) {
 
 // request builds the wire request for method and params.
 func (s *Session) request(method string, params any) (*Request, error) {
+	if m, ok := params.(map[string]any); ok {
+		if req, ok, err := s.requestFromMap(method, m); ok {
+			return req, err
+		}
+	}
+	return s.requestGeneral(method, params)
+}
+
+// requestGeneral is request for params of any shape.
+func (s *Session) requestGeneral(method string, params any) (*Request, error) {
 	obj, err := paramsObject(params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)

@@ -50,34 +50,44 @@ func (s *sseReader) LastEventID() string { return s.lastID }
 // or -1.
 func (s *sseReader) Retry() int64 { return s.retry }
 
-// readLine returns the next line without its terminator.
+// readLine returns the next line without its terminator. It copies
+// whole runs of buffered bytes, not byte by byte.
 func (s *sseReader) readLine() ([]byte, error) {
 	var line []byte
 	for {
-		b, err := s.r.ReadByte()
-		if err != nil {
+		if s.pendCR {
+			b, err := s.r.ReadByte()
+			if err != nil {
+				return nil, err
+			}
+			s.pendCR = false
+			if b != '\n' {
+				s.r.UnreadByte()
+			}
+		}
+		if _, err := s.r.Peek(1); err != nil {
 			if err == io.EOF && len(line) > 0 {
 				return line, nil // a final line without terminator
 			}
 			return nil, err
 		}
-		if s.pendCR {
-			s.pendCR = false
-			if b == '\n' {
-				continue
+		chunk, _ := s.r.Peek(s.r.Buffered())
+		i := bytes.IndexAny(chunk, "\r\n")
+		if i < 0 {
+			if len(line)+len(chunk) > maxEventBytes {
+				return nil, errEventTooLarge
 			}
+			line = append(line, chunk...)
+			s.r.Discard(len(chunk))
+			continue
 		}
-		switch b {
-		case '\n':
-			return line, nil
-		case '\r':
-			s.pendCR = true
-			return line, nil
-		}
-		if len(line) >= maxEventBytes {
+		if len(line)+i > maxEventBytes {
 			return nil, errEventTooLarge
 		}
-		line = append(line, b)
+		line = append(line, chunk[:i]...)
+		s.pendCR = chunk[i] == '\r'
+		s.r.Discard(i + 1)
+		return line, nil
 	}
 }
 

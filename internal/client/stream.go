@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -107,6 +109,11 @@ func (c *StreamConn) write(msg []byte) error {
 	defer c.wmu.Unlock()
 	msg = append(msg, '\n')
 	if _, err := c.w.Write(msg); err != nil {
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+			// The server closed its stdin (it exited): the same failure as a read that ends,
+			// whichever of the two the race between them lets happen first.
+			return ErrClosed
+		}
 		return &TransportError{Op: "writing to the server", Err: err}
 	}
 	return nil
@@ -118,6 +125,9 @@ func (c *StreamConn) Transport() string { return TransportStdio }
 // RoundTrip implements Conn.
 func (c *StreamConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
 	id := c.ids.next()
+	if req.OnID != nil {
+		req.OnID(id)
+	}
 	r, err := c.send(ctx, id, jsonrpc.AppendRequest(nil, id, req.Method, req.Params))
 	if err != nil && ctx.Err() != nil && req.Cancel {
 		// Tell the server to stop work on the request, as stdio asks.

@@ -47,6 +47,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	addWhoami(s)
 	AddLegacyFixtures(s)
 	AddTaskTools(s)
+	AddSkills(s)
 	return s
 }
 

@@ -120,7 +120,13 @@ func (m *Module) Add(b Block) (string, error) {
 // Env is the environment for the go command in a Module: no network (the repository's
 // dependencies are in the module cache already), and go.mod may be completed.
 func Env() []string {
-	return append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off")
+	return append(UserEnv(), "GOFLAGS=-mod=mod")
+}
+
+// UserEnv is the environment of a user following the README, minus the network: the module
+// cache stands in for the module proxy (and was verified when it was filled).
+func UserEnv() []string {
+	return append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "GOFLAGS=")
 }
 
 var goPosRE = regexp.MustCompile(`(?:\./)?\b(b\d{3}_[^/\s]+/line\d+(?:_test)?\.go):(\d+)(:\d+)?`)

@@ -57,6 +57,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`((?:127\.0\.0\.1|localhost|\[::1\]):)\d+`), "${1}PORT"},
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s|m)\b`), "DURATION"},
 	{regexp.MustCompile(`\bpid \d+`), "pid PID"},
+	{regexp.MustCompile(`("latencyMs": )[\d.]+`), "${1}DURATION"},
+	{regexp.MustCompile(`(sessionid=|Mcp-Session-Id: ?)[A-Za-z0-9_-]+`), "${1}SESSION"},
 	{regexp.MustCompile(`[ \t]+\n`), "\n"},
 }
 

@@ -60,6 +60,21 @@ func run(reps, calls int) error {
 			}
 		}
 	}
+	// mcpkit's client in memory, on its own (client and server in this
+	// process: allocations are both sides').
+	var mem []sample
+	for range reps {
+		caller, err := clients.MemoryCaller(ctx)
+		if err != nil {
+			return err
+		}
+		s, err := measureCaller(ctx, caller, calls)
+		caller.Close()
+		if err != nil {
+			return fmt.Errorf("mcpkit in memory: %w", err)
+		}
+		mem = append(mem, s)
+	}
 	fmt.Printf("Measured with `go -C bench run ./cmd/benchclients -reps %d -calls %d` (%s, %d CPUs, %s): one call at a time, the server `mcpkit serve` in its own process; allocations are the client's.\n\n",
 		reps, calls, runtime.Version(), runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
 	fmt.Println("| client | transport | calls/s (median, range) | allocs/call | bytes/call | calls/s vs go-sdk | allocs vs go-sdk |")
@@ -86,6 +101,10 @@ func run(reps, calls int) error {
 			fmt.Printf("| %s | %s | %.0f (%.0f–%.0f) | %.0f | %.0f | %s | %s |\n", c.Name, tr, cps, lo, hi, al, by, ratio, aratio)
 		}
 	}
+	lo, hi := span(mem, func(s sample) float64 { return s.callsPerSec })
+	fmt.Printf("| mcpkit | memory (client and server in one process) | %.0f (%.0f–%.0f) | %.0f | %.0f | | |\n",
+		median(mem, func(s sample) float64 { return s.callsPerSec }), lo, hi,
+		median(mem, func(s sample) float64 { return s.allocs }), median(mem, func(s sample) float64 { return s.bytes }))
 	return nil
 }
 
@@ -97,6 +116,11 @@ func measure(ctx context.Context, c clients.Client, tr, url string, calls int) (
 		return sample{}, err
 	}
 	defer caller.Close()
+	return measureCaller(ctx, caller, calls)
+}
+
+// measureCaller times calls tools/calls on a connected client.
+func measureCaller(ctx context.Context, caller clients.Caller, calls int) (sample, error) {
 	for range 100 { // warm up: connections, buffers, the server's caches
 		if _, err := caller.Call(ctx); err != nil {
 			return sample{}, err
@@ -152,4 +176,3 @@ func span(ss []sample, f func(sample) float64) (float64, float64) {
 	}
 	return lo, hi
 }
-

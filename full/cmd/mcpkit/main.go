@@ -1,10 +1,19 @@
-// Command mcpkit is the mcpkit command-line tool with Redis support: the
+// Command mcpkit is the full build of the mcpkit command-line tool: the
 // same command as github.com/mcpkit/mcpkit/cmd/mcpkit, plus
 //
 //	mcpkit serve --redis redis://HOST:PORT   replicas share change notifications, tasks and legacy sessions through Redis
 //
-// It is built from this nested module so that the core module does not
-// depend on go-redis. Run `mcpkit help` for details.
+// and OpenTelemetry for `mcpkit serve`, configured by the standard
+// environment variables (see docs/observability.md):
+//
+//	OTEL_TRACES_EXPORTER=console|otlp|none     spans (console: to stderr); unset means none
+//	OTEL_METRICS_EXPORTER=console|otlp|prometheus|none
+//	OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf or grpc)
+//	OTEL_EXPORTER_PROMETHEUS_HOST, OTEL_EXPORTER_PROMETHEUS_PORT (default localhost:9464, path /metrics)
+//	OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
+//
+// It is built from this nested module so that the core module depends on
+// neither go-redis nor OpenTelemetry. Run `mcpkit help` for details.
 package main
 
 import (
@@ -22,7 +31,7 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, &cli.Options{Redis: dialRedis}))
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, &cli.Options{Redis: dialRedis, Telemetry: setupTelemetry}))
 }
 
 // dialRedis connects `mcpkit serve --redis URL` to Redis: a Bus for change

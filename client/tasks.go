@@ -1,0 +1,250 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// TasksExtension is the identifier of the tasks extension, declared when
+// Options.Tasks is set.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// Task statuses.
+const (
+	TaskWorking       = "working"
+	TaskInputRequired = "input_required"
+	TaskCompleted     = "completed"
+	TaskFailed        = "failed"
+	TaskCancelled     = "cancelled"
+)
+
+// ErrTaskCancelled is returned by Task.Wait for a task that ended
+// cancelled.
+var ErrTaskCancelled = errors.New("client: the task was cancelled")
+
+// Poll interval bounds: a server's pollIntervalMs is honoured within them.
+const (
+	minPollInterval     = 10 * time.Millisecond
+	maxPollInterval     = time.Minute
+	defaultPollInterval = 500 * time.Millisecond
+)
+
+// Task is a handle on a task of the tasks extension: a tool call the
+// server runs on its own. Its ID is durable: Client.Task resumes it from
+// another client.
+type Task struct {
+	c *Client
+	// ID is the server's task id.
+	ID string
+	// State is the last state seen (from the CreateTaskResult or the last
+	// tasks/get).
+	State TaskState
+}
+
+// TaskState is the state of a task as tasks/get reports it.
+type TaskState struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt,omitempty"`
+	LastUpdatedAt string `json:"lastUpdatedAt,omitempty"`
+	// TTLMs is how long the server keeps the task; PollIntervalMs how
+	// often it suggests polling. Nil when absent.
+	TTLMs          *int64 `json:"ttlMs,omitempty"`
+	PollIntervalMs *int64 `json:"pollIntervalMs,omitempty"`
+	// InputRequests are the requests of an input_required task.
+	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	// Result is the final result of a completed task; Error the JSON-RPC
+	// error of a failed one.
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+// Terminal reports whether the task's state no longer changes.
+func (s *TaskState) Terminal() bool {
+	return s.Status == TaskCompleted || s.Status == TaskFailed || s.Status == TaskCancelled
+}
+
+// Task returns a handle on the task with the given id, to poll, answer or
+// cancel a task another client started.
+func (c *Client) Task(id string) *Task {
+	return &Task{c: c, ID: id, State: TaskState{TaskID: id}}
+}
+
+// StartTool calls a tool and returns either its result or, when the
+// server runs the call as a task (Options.Tasks must be set for it to), a
+// handle on the task. A result with isError set comes with a *ToolError.
+func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, *Task, error) {
+	p := map[string]any{"name": name}
+	if args != nil {
+		raw, err := json.Marshal(args)
+		if err != nil {
+			return nil, nil, fmt.Errorf("client: tools/call %q: encoding the arguments: %w", name, err)
+		}
+		p["arguments"] = json.RawMessage(raw)
+	}
+	res, err := c.call(ctx, "tools/call", p, newConfig(opts))
+	if err != nil {
+		return nil, nil, err
+	}
+	if resultTypeOf(res) == "task" {
+		var st TaskState
+		if err := json.Unmarshal(res, &st); err != nil || st.TaskID == "" {
+			return nil, nil, &ProtocolError{Method: "tools/call", Msg: "malformed CreateTaskResult"}
+		}
+		return nil, &Task{c: c, ID: st.TaskID, State: st}, nil
+	}
+	out, err := decodeToolResult(name, res)
+	return out, nil, err
+}
+
+func decodeToolResult(name string, res json.RawMessage) (*mcp.CallToolResult, error) {
+	var out mcp.CallToolResult
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, &ProtocolError{Method: "tools/call", Msg: "malformed CallToolResult: " + err.Error()}
+	}
+	if out.IsError {
+		return &out, &ToolError{Name: name, Result: &out}
+	}
+	return &out, nil
+}
+
+// Get polls the task once with tasks/get.
+func (t *Task) Get(ctx context.Context) (*TaskState, error) {
+	res, err := t.c.call(ctx, "tasks/get", map[string]any{"taskId": t.ID}, newConfig(nil))
+	if err != nil {
+		return nil, err
+	}
+	var st TaskState
+	if err := json.Unmarshal(res, &st); err != nil {
+		return nil, &ProtocolError{Method: "tasks/get", Msg: "malformed task: " + err.Error()}
+	}
+	if st.TaskID != "" && st.TaskID != t.ID {
+		return nil, &ProtocolError{Method: "tasks/get", Msg: fmt.Sprintf("asked for task %q, got %q", t.ID, st.TaskID)}
+	}
+	t.State = st
+	return &st, nil
+}
+
+// Cancel asks the server to cancel the task (cancellation is cooperative:
+// the task may still complete).
+func (t *Task) Cancel(ctx context.Context) error {
+	_, err := t.c.call(ctx, "tasks/cancel", map[string]any{"taskId": t.ID}, newConfig(nil))
+	return err
+}
+
+// Wait polls the task until it ends, waiting the server's pollIntervalMs
+// between polls (500ms when it gives none, within 10ms and 1 minute), and
+// answers its input requests with the client's handlers through
+// tasks/update. It returns the tool's result (with a *ToolError when
+// isError is set), the task's error as an *mcp.Error when it failed, or
+// ErrTaskCancelled. Each poll is bounded by the client's timeout; Wait as a
+// whole by ctx alone.
+func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
+	answered := map[string]string{} // input key -> lastUpdatedAt when answered
+	st := &t.State
+	for polls := 0; ; polls++ {
+		// A CreateTaskResult may already say completed without carrying
+		// the result: tasks/get has it.
+		if st.Terminal() && (st.Status == TaskCancelled || len(st.Result) > 0 || len(st.Error) > 0 || polls > 0) {
+			break
+		}
+		if st.Terminal() {
+			var err error
+			if st, err = t.Get(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if st.Status == TaskInputRequired && len(st.InputRequests) > 0 {
+			if err := t.answer(ctx, st, answered); err != nil {
+				return nil, err
+			}
+		} else if err := sleep(ctx, pollInterval(st)); err != nil {
+			return nil, err
+		}
+		var err error
+		if st, err = t.Get(ctx); err != nil {
+			return nil, err
+		}
+	}
+	switch st.Status {
+	case TaskCancelled:
+		return nil, ErrTaskCancelled
+	case TaskFailed:
+		var e struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(st.Error, &e); err != nil {
+			return nil, &ProtocolError{Method: "tasks/get", Msg: "a failed task without a readable error"}
+		}
+		me := &mcp.Error{Code: e.Code, Message: e.Message}
+		if len(e.Data) > 0 {
+			me.Data = e.Data
+		}
+		return nil, me
+	}
+	if len(st.Result) == 0 {
+		return nil, &ProtocolError{Method: "tasks/get", Msg: "a completed task without a result"}
+	}
+	return decodeToolResult("task "+t.ID, st.Result)
+}
+
+// answer answers the input requests of an input_required task that were
+// not answered yet in this state.
+func (t *Task) answer(ctx context.Context, st *TaskState, answered map[string]string) error {
+	if len(st.InputRequests) > 64 {
+		return &ProtocolError{Method: "tasks/get", Msg: fmt.Sprintf("%d input requests (at most 64 are answered)", len(st.InputRequests))}
+	}
+	responses := map[string]json.RawMessage{}
+	for key, raw := range st.InputRequests {
+		if at, ok := answered[key]; ok && at == st.LastUpdatedAt {
+			continue
+		}
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return &ProtocolError{Method: "tasks/get", Msg: fmt.Sprintf("input request %q is malformed: %v", key, err)}
+		}
+		out, err := t.c.answerInput(ctx, req.Method, req.Params)
+		if err != nil {
+			return fmt.Errorf("client: task %s: answering input request %q (%s): %w", t.ID, key, req.Method, err)
+		}
+		responses[key] = out
+		answered[key] = st.LastUpdatedAt
+	}
+	if len(responses) == 0 {
+		// Everything asked was answered; the server has not moved on yet.
+		return sleep(ctx, pollInterval(st))
+	}
+	_, err := t.c.call(ctx, "tasks/update", map[string]any{"taskId": t.ID, "inputResponses": responses}, newConfig(nil))
+	return err
+}
+
+func pollInterval(st *TaskState) time.Duration {
+	if st.PollIntervalMs == nil {
+		return defaultPollInterval
+	}
+	d := time.Duration(min(*st.PollIntervalMs, int64(maxPollInterval/time.Millisecond))) * time.Millisecond
+	return max(min(d, maxPollInterval), minPollInterval)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Telemetry is what a build with OpenTelemetry (full/cmd/mcpkit) adds to
+// `mcpkit serve`: from the standard OTEL_* environment variables, the
+// interceptors that trace and measure every call, and a function that
+// flushes and stops the exporters. Console output goes to stderr: stdout
+// belongs to the protocol on stdio.
+type Telemetry func(ctx context.Context, stderr io.Writer, log *slog.Logger) (interceptors []mcp.Interceptor, shutdown func(context.Context) error, err error)
+
+// accessLog returns the interceptor of `serve --log-requests`: one log
+// line per call with its method, name, transport, duration and outcome.
+// It never logs arguments, params or tokens.
+func accessLog(log *slog.Logger) mcp.Interceptor {
+	return func(ctx context.Context, c *mcp.Call, next mcp.CallHandler) mcp.Outcome {
+		start := time.Now()
+		o := next(ctx, c)
+		attrs := make([]slog.Attr, 0, 10)
+		attrs = append(attrs, slog.String("method", c.Method))
+		if c.Name != "" {
+			attrs = append(attrs, slog.String("name", c.Name))
+		}
+		if c.Phase != mcp.PhaseRequest {
+			attrs = append(attrs, slog.String("phase", c.Phase.String()))
+		}
+		attrs = append(attrs, slog.String("transport", string(c.Transport)), slog.String("era", c.Info.Era.String()),
+			slog.Duration("duration", time.Since(start)))
+		switch {
+		case o.Err != nil:
+			attrs = append(attrs, slog.String("outcome", "error"), slog.Int("code", int(o.Err.Code)))
+		case o.ToolError:
+			attrs = append(attrs, slog.String("outcome", "tool_error"))
+		case o.ResultType != "":
+			attrs = append(attrs, slog.String("outcome", o.ResultType))
+		default:
+			attrs = append(attrs, slog.String("outcome", "no response"))
+		}
+		if o.HTTPStatus != 0 && c.Transport == mcp.TransportHTTP {
+			attrs = append(attrs, slog.Int("status", o.HTTPStatus))
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "mcp request", attrs...)
+		return o
+	}
+}
+
+// observe adds the interceptors of --log-requests and of the build's
+// Telemetry to opts, and returns the function that stops the telemetry
+// (nil when there is none).
+func observe(ctx context.Context, logRequests bool, stderr io.Writer, log *slog.Logger, opts *mcp.ServerOptions) (func(context.Context) error, error) {
+	var stop func(context.Context) error
+	if build.Telemetry != nil {
+		ics, shutdown, err := build.Telemetry(ctx, stderr, log)
+		if err != nil {
+			return nil, err
+		}
+		opts.Interceptors = append(opts.Interceptors, ics...) // outermost: spans cover the log line
+		stop = shutdown
+	}
+	if logRequests {
+		opts.Interceptors = append(opts.Interceptors, accessLog(log))
+	}
+	return stop, nil
+}

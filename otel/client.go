@@ -1,0 +1,106 @@
+package otel
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	gotel "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpkit/mcpkit/client"
+)
+
+// metaInjector writes the trace context into a call's _meta members.
+type metaInjector map[string]any
+
+func (m metaInjector) Get(key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+func (m metaInjector) Set(key, value string) { m[key] = value }
+func (m metaInjector) Keys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+var _ propagation.TextMapCarrier = metaInjector(nil)
+
+// clientSide holds the instruments of ClientInterceptor.
+type clientSide struct {
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+	op     mcpconv.ClientOperationDuration
+}
+
+// ClientInterceptor returns an interceptor (for client.Options.Interceptors)
+// that makes a CLIENT span per call, named and attributed by the MCP
+// semantic conventions, writes its trace context (traceparent,
+// tracestate, baggage) into each request's _meta so that the server's
+// span joins the trace, and records mcp.client.operation.duration. opts
+// may be nil.
+func ClientInterceptor(opts *Options) client.Interceptor {
+	o := opts.defaults()
+	cs := &clientSide{tracer: o.TracerProvider.Tracer(ScopeName), prop: o.Propagator}
+	var err error
+	if cs.op, err = mcpconv.NewClientOperationDuration(o.MeterProvider.Meter(ScopeName)); err != nil {
+		gotel.Handle(err)
+	}
+	return cs.intercept
+}
+
+func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client.CallHandler) client.Outcome {
+	start := time.Now()
+	attrs := []attribute.KeyValue{semconv.McpMethodNameKey.String(c.Method)}
+	var spanOnly []attribute.KeyValue
+	name := c.Method
+	switch c.Method {
+	case "tools/call":
+		attrs = append(attrs, semconv.GenAIToolName(c.Name), semconv.GenAIOperationNameExecuteTool)
+		name += " " + c.Name
+	case "prompts/get":
+		attrs = append(attrs, semconv.GenAIPromptName(c.Name))
+		name += " " + c.Name
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		spanOnly = append(spanOnly, semconv.McpResourceURI(c.Name))
+	}
+	if c.ProtocolVersion != "" {
+		attrs = append(attrs, semconv.McpProtocolVersion(c.ProtocolVersion))
+	}
+	switch c.Transport {
+	case "streamable-http", "http+sse":
+		attrs = append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
+	case "stdio":
+		attrs = append(attrs, semconv.NetworkTransportPipe)
+	}
+	ctx, span := cs.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attrs...), trace.WithAttributes(spanOnly...))
+	cs.prop.Inject(ctx, metaInjector(c.Meta))
+	out := next(ctx, c)
+	var errAttrs []attribute.KeyValue
+	switch {
+	case out.Err != nil:
+		et := "_OTHER"
+		if code := out.Code(); code != 0 {
+			et = strconv.Itoa(code)
+			errAttrs = append(errAttrs, semconv.RPCResponseStatusCode(et))
+		}
+		errAttrs = append(errAttrs, semconv.ErrorTypeKey.String(et))
+		span.SetStatus(codes.Error, out.Err.Error())
+	case out.ToolError:
+		errAttrs = append(errAttrs, semconv.ErrorTypeKey.String("tool_error"))
+		span.SetStatus(codes.Error, "tool_error")
+	}
+	span.SetAttributes(errAttrs...)
+	span.End()
+	cs.op.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(c.Method), append(attrs[1:len(attrs):len(attrs)], errAttrs...)...)
+	return out
+}
