@@ -180,9 +180,15 @@ func testQuotaListen(t *testing.T, parking bool) {
 	}
 	waitHeld := func(n int) {
 		t.Helper()
-		for range 1000 {
+		for i := range 2500 {
 			if s.quota.held(quotaSubscriptions, "a 127.0.0.1") == n {
 				return
+			}
+			if parking && i%50 == 49 {
+				// A parked stream notices a hang-up at once where the
+				// platform tells (hangup_linux.go), else at its next write:
+				// give it one.
+				AddTool(s, &Tool{Name: "nudge", Description: "N."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 			}
 			waitABit()
 		}
