@@ -51,6 +51,11 @@ var (
 	ErrTooLarge = iclient.ErrTooLarge
 )
 
+// TransportError is a failure to reach the server at all: a refused
+// connection, a process that would not start, a broken pipe. Op says what
+// failed; Unwrap gives the cause.
+type TransportError = iclient.TransportError
+
 // ElicitHandler asks the user for input (form mode: fill in
 // p.RequestedSchema; URL mode: open p.URL). For an accepted form, values
 // the user left out get the schema's defaults before they are sent.
