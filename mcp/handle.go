@@ -165,7 +165,7 @@ func handleDiscover(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 // answerError appends the error response of a method handler's error to
 // dst (nothing for errNoResponse).
 func (s *Server) answerError(x *exchange, n Notifier, err error, dst []byte) ([]byte, int) {
-	if err == errNoResponse {
+	if noResponse(err) {
 		return dst, 0
 	}
 	e, ok := asError(err)

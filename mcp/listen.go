@@ -58,6 +58,33 @@ const (
 // which tells the client to reconnect).
 var errNoResponse = errors.New("mcp: no response")
 
+// errParkedComplete and errParkedGone end the handler of a parked stream
+// on a server with interceptors (which wait for the stream to end): like
+// errNoResponse they answer nothing (the stream's writes happened
+// elsewhere), and they tell the interceptors how the stream ended: with
+// its completion result, or because the client went away.
+var (
+	errParkedComplete = errors.New("mcp: the parked stream completed")
+	errParkedGone     = errors.New("mcp: the parked stream's client went away")
+)
+
+// parkedEnd returns the error that ends the handler of a parked stream
+// that has ended.
+func parkedEnd(ps *parkedStream) error {
+	switch {
+	case ps.completed:
+		return errParkedComplete
+	case errors.Is(ps.endErr, errPeerClosed):
+		return errParkedGone
+	}
+	return errNoResponse
+}
+
+// noResponse reports whether err makes Handle answer nothing.
+func noResponse(err error) bool {
+	return err == errNoResponse || err == errParkedComplete || err == errParkedGone
+}
+
 // errShuttingDown answers listen requests that arrive during Shutdown.
 var errShuttingDown = &Error{Code: jsonrpc.CodeInternalError, Message: "Server shutting down: subscriptions/listen is no longer accepted; retry on another replica", status: http.StatusServiceUnavailable}
 
@@ -351,6 +378,7 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 			<-ps.held
 		} else if ps.done != nil {
 			<-ps.done
+			return nil, parkedEnd(ps)
 		}
 		return nil, errNoResponse
 	}
