@@ -326,7 +326,7 @@ func (s *Server) rejectedIntercepted(ctx context.Context, dst, resp []byte, stat
 	msg := in.Message
 	_, known := methods[msg.Method]
 	if !known && msg.Method != "server/discover" {
-		if _, known = s.snapshot().customHandler(msg.Method, EraModern); !known {
+		if _, known = s.snapshot().customHandler(msg.Method, modernWire{}); !known {
 			return resp, status
 		}
 	}
@@ -340,7 +340,7 @@ func (s *Server) rejectedIntercepted(ctx context.Context, dst, resp []byte, stat
 	}
 	var inner Outcome
 	c.serve = func(ctx context.Context, c *Call) Outcome {
-		inner = rawOutcome(resp[mark:], EraModern)
+		inner = rawOutcome(resp[mark:], modernWire{})
 		inner.HTTPStatus = status
 		return inner
 	}
