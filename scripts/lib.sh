@@ -179,7 +179,10 @@ start_server() {
     log "building cmd/mcpkit"
     (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
   fi
-  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>"$tmp/server.log" &
+  # The log exists before the server starts: the loop below reads it at once, and under load
+  # the background process may not have opened it yet (sed would fail, and set -e stop the step).
+  : >"$tmp/server.log"
+  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>>"$tmp/server.log" &
   SERVER_PID=$!
   # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.
   local i
