@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -132,7 +133,13 @@ func (c *Client) ListTools(ctx context.Context, opts ...CallOption) iter.Seq2[*m
 			c.log.Warn("client: leaving out a tool with an invalid x-mcp-header declaration", "tool", t.Name, "reason", err.Error())
 			return false
 		}
-		c.sess.RememberTools([]json.RawMessage{raw})
+		if bytes.Contains(schema, []byte(`"x-mcp-header"`)) {
+			c.mu.Lock()
+			if len(c.headerTools) < 10000 {
+				c.headerTools[t.Name] = schema
+			}
+			c.mu.Unlock()
+		}
 		return true
 	})
 }

@@ -153,14 +153,11 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		if state != nil {
 			p["requestState"] = *state
 		}
-		if m := c.metaFor(st); len(m) > 0 {
-			p["_meta"] = m
-		}
 		res, err := c.roundTrip(ctx, method, p, st)
 		if err != nil {
 			return nil, err
 		}
-		rt := resultType(res)
+		rt := resultTypeOf(res)
 		switch rt {
 		case "", "complete", "task":
 			if useCache && round == 0 && rt != "task" {
@@ -261,9 +258,9 @@ func (c *Client) metaFor(st *callState) map[string]any {
 
 // roundTrip sends one request and returns its result object.
 func (c *Client) roundTrip(ctx context.Context, method string, params map[string]any, st *callState) (json.RawMessage, error) {
-	req, err := c.sess.Request(method, params)
+	req, err := c.request(method, params, st)
 	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
+		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}
 	req.Cancel = true
 	req.OnNotify = func(raw []byte, m *jsonrpc.Message) { c.onRequestNotify(st, raw, m) }

@@ -43,12 +43,14 @@ func (f *fakeConn) Close() error      { return nil }
 func fuzzClient(reply []byte, notes [][]byte) *Client {
 	conn := &fakeConn{reply: reply, notes: notes}
 	c := &Client{
-		sess:       iclient.NewModernSession(conn, LatestVersion, iclient.Implementation{Name: "fuzz"}),
-		progress:   map[string]*callState{},
-		subs:       map[string]func(*jsonrpc.Message){},
-		legacySubs: map[string]func(*jsonrpc.Message){},
-		scaps:      &mcp.ServerCapabilities{},
+		sess:        iclient.NewModernSession(conn, LatestVersion, iclient.Implementation{Name: "fuzz"}),
+		progress:    map[string]*callState{},
+		headerTools: map[string]json.RawMessage{},
+		subs:        map[string]func(*jsonrpc.Message){},
+		legacySubs:  map[string]func(*jsonrpc.Message){},
+		scaps:       &mcp.ServerCapabilities{},
 	}
+	c.life, c.kill = context.WithCancel(context.Background())
 	c.opts.MaxInputRounds = 3
 	c.opts.Timeout = time.Second
 	c.opts.Elicit = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {

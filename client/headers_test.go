@@ -84,6 +84,20 @@ func TestParamHeaders(t *testing.T) {
 	if _, err := c.CallTool(ctx, "good", map[string]any{"region": nil}); err != nil {
 		t.Fatal(err)
 	}
+	// Call with a params struct gets the same headers.
+	type callParams struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if _, err := c.Call(ctx, "tools/call", callParams{Name: "good", Arguments: map[string]any{"region": "eu-west"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.calls[2].Get("Mcp-Name"); got != "good" {
+		t.Errorf("Call: Mcp-Name = %q, want good", got)
+	}
+	if got := f.calls[2].Get("Mcp-Param-Region"); got != "eu-west" {
+		t.Errorf("Call: Mcp-Param-Region = %q, want eu-west", got)
+	}
 	h := f.calls[0]
 	want := map[string]string{
 		"Mcp-Param-Region":     "eu-west",

@@ -92,7 +92,7 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 	if err != nil {
 		return nil, nil, err
 	}
-	if resultType(res) == "task" {
+	if resultTypeOf(res) == "task" {
 		var st TaskState
 		if err := json.Unmarshal(res, &st); err != nil || st.TaskID == "" {
 			return nil, nil, &ProtocolError{Method: "tools/call", Msg: "malformed CreateTaskResult"}
@@ -148,9 +148,18 @@ func (t *Task) Cancel(ctx context.Context) error {
 func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
 	answered := map[string]string{} // input key -> lastUpdatedAt when answered
 	st := &t.State
-	for {
-		if st.Terminal() {
+	for polls := 0; ; polls++ {
+		// A CreateTaskResult may already say completed without carrying
+		// the result: tasks/get has it.
+		if st.Terminal() && (st.Status == TaskCancelled || len(st.Result) > 0 || len(st.Error) > 0 || polls > 0) {
 			break
+		}
+		if st.Terminal() {
+			var err error
+			if st, err = t.Get(ctx); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if st.Status == TaskInputRequired && len(st.InputRequests) > 0 {
 			if err := t.answer(ctx, st, answered); err != nil {

@@ -152,11 +152,13 @@ func ResourceNotFound(uri string) *Error {
 
 // MissingCapability returns the MissingRequiredClientCapability error
 // (CodeMissingCapability, -32021) for the given missing client
-// capabilities, which data.requiredCapabilities names.
+// capabilities, which data.requiredCapabilities names, and so does the
+// message, for a person: "Missing required client capability: sampling
+// (declare it in the request's clientCapabilities)".
 func MissingCapability(required ClientCapabilities) *Error {
 	return &Error{
 		Code:    CodeMissingCapability,
-		Message: "Missing required client capability",
+		Message: missingCapabilityMessage(required),
 		Data:    map[string]any{"requiredCapabilities": required},
 	}
 }

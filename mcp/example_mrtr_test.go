@@ -138,7 +138,7 @@ func ExampleToolRequest_Sample() {
 	reqs, _ := json.Marshal(res["inputRequests"])
 	fmt.Println(string(reqs))
 	// Output:
-	// {"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"sampling":{}}}}}
+	// {"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"Missing required client capability: sampling (declare it in the request's clientCapabilities)","data":{"requiredCapabilities":{"sampling":{}}}}}
 	// {"poem":{"method":"sampling/createMessage","params":{"maxTokens":60,"messages":[{"content":{"text":"A haiku about Go","type":"text"},"role":"user"}]}}}
 }
 

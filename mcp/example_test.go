@@ -469,7 +469,7 @@ func ExampleMissingCapability() {
 		})
 	fmt.Println(exampleRPC(s, "tools/call", `{"name":"ask"}`, ""))
 	// Output:
-	// {"error":{"code":-32021,"data":{"requiredCapabilities":{"elicitation":{}}},"message":"Missing required client capability"},"id":1}
+	// {"error":{"code":-32021,"data":{"requiredCapabilities":{"elicitation":{}}},"message":"Missing required client capability: elicitation (declare it in the request's clientCapabilities)"},"id":1}
 }
 
 func ExampleError_HTTPStatus() {

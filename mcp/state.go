@@ -123,6 +123,9 @@ func newKeyring(secrets [][]byte) (*keyring, error) {
 	return kr, nil
 }
 
+// docsURL is where the guides live; log messages point there.
+const docsURL = "https://github.com/mcpkit/mcpkit/blob/main/docs/"
+
 // sealer seals and opens requestState for one Server.
 type sealer struct {
 	once sync.Once
@@ -176,7 +179,7 @@ func (st *sealer) keys() *keyring {
 		st.ring = kr
 		st.log.Warn("mcp: no requestState key configured; using a random per-process key. "+
 			"Every replica behind a load balancer needs the same key, or a retry that lands on another replica fails; "+
-			"set ServerOptions.State.Keys or "+StateKeysEnv, "docs", "docs/mrtr.md")
+			"set ServerOptions.State.Keys or "+StateKeysEnv, "docs", docsURL+"mrtr.md#keys-and-running-several-replicas")
 	})
 	return st.ring
 }

@@ -370,3 +370,28 @@ func BenchmarkInputRequiredRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// TestRandomStateKeyWarnsAtStartup: NewHTTPServer, the start of an HTTP server, logs the
+// random-key warning at once, with a URL of the docs, and only once; a server with a key
+// logs nothing.
+func TestRandomStateKeyWarnsAtStartup(t *testing.T) {
+	t.Setenv(StateKeysEnv, "")
+	var logs bytes.Buffer
+	s := NewServer(&ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s.NewHTTPServer("127.0.0.1:0", "/mcp")
+	s.NewHTTPServer("127.0.0.1:0", "/other")
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Fatalf("want one warning at startup, got %d:\n%s", n, logs.String())
+	}
+	if !strings.Contains(logs.String(), "docs=https://") || !strings.Contains(logs.String(), "mrtr.md#keys-and-running-several-replicas") {
+		t.Errorf("the warning does not point to a URL of the docs:\n%s", logs.String())
+	}
+
+	logs.Reset()
+	key := bytes.Repeat([]byte{7}, 32)
+	keyed := NewServer(&ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil)), State: StateOptions{Keys: [][]byte{key}}})
+	keyed.NewHTTPServer("127.0.0.1:0", "/mcp")
+	if logs.Len() != 0 {
+		t.Errorf("a server with a key logged: %s", logs.String())
+	}
+}

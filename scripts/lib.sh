@@ -179,8 +179,8 @@ start_server() {
     log "building cmd/mcpkit"
     (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
   fi
-  # The log exists before the server starts: the loop below reads it at once, and under load
-  # the background process may not have opened it yet (sed would fail, and set -e stop the step).
+  # Empty the log here, in this shell: the background job's own 2> truncates it only once the
+  # job runs, and a loop that reads first would find the previous server's url= line.
   : >"$tmp/server.log"
   "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>>"$tmp/server.log" &
   SERVER_PID=$!

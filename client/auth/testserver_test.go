@@ -211,6 +211,9 @@ func (a *testAS) serveRS(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeJSON(w, 200, map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{}})
+	case "/other401":
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+prmURL+`"`)
+		w.WriteHeader(401)
 	default:
 		http.NotFound(w, r)
 	}

@@ -130,6 +130,13 @@ func NewTransport(serverURL string, opts Options) (*Transport, error) {
 	return t, nil
 }
 
+// resourceOf is the server URL without query, as a resource identifier.
+func (t *Transport) resourceOf() string {
+	u := *t.server
+	u.RawQuery, u.ForceQuery = "", false
+	return u.String()
+}
+
 // Client returns an *http.Client that uses the transport.
 func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
 
@@ -225,6 +232,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.send(req, body, tok, dk)
 	if err != nil {
 		return nil, err
+	}
+	// Only the server's own endpoint (or what the token's resource covers)
+	// is authorized; another path of the same origin is passed through.
+	if !covers(t.resourceOf(), req.URL) && (tok == nil || !covers(tok.Resource, req.URL)) {
+		return resp, nil
 	}
 	reauthorized, stepUps, nonceRetries := false, 0, 0
 	for {

@@ -220,6 +220,9 @@ func TestTokenOnlyToItsResource(t *testing.T) {
 	if _, err := post(t, c, a.rs.URL+"/other", "tools/list"); err != nil {
 		t.Fatal(err)
 	}
+	if resp, err := post(t, c, a.rs.URL+"/other401", "tools/list"); err != nil || resp.StatusCode != 401 || len(a.authorizeQueries) != 1 {
+		t.Errorf("a 401 outside the resource: %v %v, %d authorizations; want it passed through", resp, err, len(a.authorizeQueries))
+	}
 	if !cmp.Equal(other, []string{""}) {
 		t.Errorf("another host got Authorization %q", other)
 	}

@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -34,5 +38,68 @@ func TestServeLogRequests(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "secret-argument") {
 		t.Errorf("the log shows a tool argument:\n%s", stderr.String())
+	}
+}
+
+// TestServeHealthEndpoints checks that `mcpkit serve` answers /healthz
+// and /readyz next to its MCP endpoint, and that --log-requests logs HTTP
+// calls with their status.
+func TestServeHealthEndpoints(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- serveContext(ctx, []string{"--addr", "127.0.0.1:0", "--log-requests"}, strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+	}()
+	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)/mcp`)
+	sc := bufio.NewScanner(pr)
+	var base string
+	for sc.Scan() {
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			base = m[1]
+			break
+		}
+	}
+	if base == "" {
+		t.Fatal("serve did not log its URL")
+	}
+	logLines := make(chan string, 16)
+	go func() {
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `msg="mcp request"`) {
+				logLines <- sc.Text()
+			}
+		}
+		close(logLines)
+	}()
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != want {
+			t.Errorf("GET %s: %d %q, want 200 %q", path, resp.StatusCode, b, want)
+		}
+	}
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "server/discover")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if l := <-logLines; !strings.Contains(l, "method=server/discover") || !strings.Contains(l, "transport=http") || !strings.Contains(l, "status=200") {
+		t.Errorf("access log line %q", l)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d", code)
 	}
 }

@@ -18,6 +18,9 @@ import (
 	"github.com/mcpkit/mcpkit/internal/cli"
 )
 
+// loopbackURL matches the URL a server prints once it listens.
+var loopbackURL = regexp.MustCompile(`http://(?:127\.0\.0\.1|localhost|\[::1\]):\d+/\S*`)
+
 var update = flag.Bool("update", false, "rewrite the transcripts of the docs from the real runs")
 
 // TestGettingStarted follows the README's "Getting started" as a new user would, in a module
@@ -98,15 +101,21 @@ func TestGettingStarted(t *testing.T) {
 			}
 			close(lines)
 		}()
-		var first string
-		select {
-		case first = <-lines:
-		case <-time.After(30 * time.Second):
-			t.Fatal("./hello printed nothing within 30 s")
-		}
-		url := regexp.MustCompile(`http://\S+/mcp`).FindString(first)
-		if url == "" {
-			t.Fatalf("./hello's first line names no URL: %q", first)
+		// What it prints up to the line with its URL (a warning about the requestState key
+		// comes first).
+		var first, url string
+		deadline := time.After(30 * time.Second)
+		for url == "" {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("./hello exited before it printed its URL:\n%s", first)
+				}
+				first += l + "\n"
+				url = loopbackURL.FindString(l)
+			case <-deadline:
+				t.Fatalf("./hello printed no URL within 30 s:\n%s", first)
+			}
 		}
 
 		// The call, with the arguments of the README's command line.
@@ -131,8 +140,11 @@ func TestGettingStarted(t *testing.T) {
 		if err := srv.Wait(); err != nil {
 			t.Fatalf("./hello after SIGTERM: %v (want exit 0)\n%s", err, rest.String())
 		}
+		// The README shows the default port.
+		host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+		first = strings.ReplaceAll(first, host, "127.0.0.1:8080")
 		got := []Step{
-			{Cmd: steps[0].Cmd, Out: first + "\n"},
+			{Cmd: steps[0].Cmd, Out: first},
 			{Cmd: steps[1].Cmd, Out: out.String()},
 			{Cmd: steps[2].Cmd, Out: rest.String()},
 		}

@@ -23,7 +23,8 @@ import (
 //
 // SETUP, optional, is a list of "HOST:PORT = COMMAND" separated by ";": each COMMAND is started
 // in the background before the block runs, and the URL it prints first (http://HOST:PORT...)
-// stands for HOST:PORT in the block's commands and output. The commands of the block run with
+// stands for HOST:PORT in the block's commands and output. COMMAND "program NAME" is the
+// docs' program NAME, built outside the repository and run with -addr 127.0.0.1:0. The commands of the block run with
 // bash, with mcpkit (cmd/mcpkit) and gosdk-server (interop/cmd/gosdk-server) first on PATH;
 // `echo $?` prints the exit code of the command before.
 func TestTranscripts(t *testing.T) {
@@ -40,7 +41,7 @@ func TestTranscripts(t *testing.T) {
 	if len(todo) == 0 {
 		t.Fatal("no transcript block to check: docs/discover.md had them")
 	}
-	env := newRunEnv(t, root)
+	env := newRunEnv(t, root, blocks)
 	// Rewrites go bottom-up, so that the line numbers of the blocks above stay right.
 	sort.SliceStable(todo, func(i, j int) bool {
 		if todo[i].File != todo[j].File {
@@ -62,13 +63,47 @@ type runEnv struct {
 	root, bin string
 	path      string // PATH for the commands
 	once      sync.Map
+	blocks    []Block
+	mod       *Module // the programs of the docs, built outside the repository
+	modDir    string  // its directory, which lives as long as the whole test
 }
 
-func newRunEnv(t *testing.T, root string) *runEnv {
+func newRunEnv(t *testing.T, root string, blocks []Block) *runEnv {
 	bin := t.TempDir()
-	e := &runEnv{root: root, bin: bin, path: bin + string(os.PathListSeparator) + os.Getenv("PATH")}
+	e := &runEnv{root: root, bin: bin, path: bin + string(os.PathListSeparator) + os.Getenv("PATH"), blocks: blocks, modDir: t.TempDir()}
 	e.build(t, "mcpkit", root, "./cmd/mcpkit")
 	return e
+}
+
+// program builds the docs' program NAME (<!-- doccheck: program NAME -->) once, in a module
+// outside the repository, and returns its path.
+func (e *runEnv) program(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(e.bin, "program-"+name)
+	if _, done := e.once.LoadOrStore("program "+name, true); done {
+		return path
+	}
+	b, err := Named(e.blocks, "program", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.mod == nil {
+		if e.mod, err = NewModule(e.modDir, e.root, NestedImports(e.blocks, nestedModules(t, e.root))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, err := e.mod.Add(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", path, ".")
+	cmd.Dir = dir
+	cmd.Env = Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		out := strings.ReplaceAll(string(out), "./line", filepath.Base(dir)+"/line")
+		t.Fatalf("%s: go build of program %s: %v\n%s", b, name, err, e.mod.Positions(out))
+	}
+	return path
 }
 
 // build builds the program name from pkg in module dir, once.
@@ -109,7 +144,7 @@ func (e *runEnv) needs(t *testing.T, cmdline string) {
 	}
 }
 
-var urlHostRE = regexp.MustCompile(`https?://([^/\s]+)`)
+var loopbackHostRE = regexp.MustCompile(`https?://((?:127\.0\.0\.1|localhost|\[::1\]):\d+)`)
 
 func (e *runEnv) run(t *testing.T, b Block) string {
 	steps, err := ParseTranscript(b.Text)
@@ -170,7 +205,11 @@ func (e *runEnv) run(t *testing.T, b Block) string {
 		} else if err != nil {
 			t.Fatalf("%s: %s: %v", b, st.Cmd, err)
 		}
-		got = append(got, Step{Cmd: st.Cmd, Out: toDoc(out.String())})
+		o := toDoc(out.String())
+		if o != "" && !strings.HasSuffix(o, "\n") {
+			o += "\n" // as a terminal shows it: the next prompt on a line of its own
+		}
+		got = append(got, Step{Cmd: st.Cmd, Out: o})
 	}
 	return Render(got)
 }
@@ -178,6 +217,10 @@ func (e *runEnv) run(t *testing.T, b Block) string {
 // background starts command and returns the host:port of the first URL it prints.
 func (e *runEnv) background(t *testing.T, command string) string {
 	t.Helper()
+	if name, ok := strings.CutPrefix(command, "program "); ok {
+		// A program of the docs, on a free port.
+		command = e.program(t, strings.TrimSpace(name)) + " -addr 127.0.0.1:0"
+	}
 	cmd := exec.Command("bash", "-c", "exec "+command)
 	cmd.Env = append(os.Environ(), "PATH="+e.path)
 	stderr, err := cmd.StderrPipe()
@@ -193,7 +236,7 @@ func (e *runEnv) background(t *testing.T, command string) string {
 		sc := bufio.NewScanner(stderr)
 		sent := false
 		for sc.Scan() {
-			if m := urlHostRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
+			if m := loopbackHostRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
 				found <- m[1]
 				sent = true
 			}

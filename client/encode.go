@@ -1,0 +1,251 @@
+package client
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/wire"
+)
+
+// This file builds the wire form of a request in one pass: the params
+// object with its _meta appended to a buffer (the era's required _meta
+// members are encoded once per client), and the HTTP headers of revision
+// 2026-07-28, shared between calls when they carry no Mcp-Param-*
+// header.
+
+// metaPrefix returns the encoded start of every modern request's _meta
+// (without the closing brace).
+func (c *Client) metaPrefix() []byte {
+	c.prefixOnce.Do(func() {
+		b := []byte(`{"io.modelcontextprotocol/protocolVersion":`)
+		b = wire.AppendString(b, c.sess.Version())
+		b = append(b, `,"io.modelcontextprotocol/clientCapabilities":`...)
+		b = append(b, c.meta...)
+		info, _ := json.Marshal(c.opts.ClientInfo)
+		b = append(b, `,"io.modelcontextprotocol/clientInfo":`...)
+		b = append(b, info...)
+		c.prefix = b
+	})
+	return c.prefix
+}
+
+// appendValue appends v as JSON.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case json.RawMessage:
+		if len(v) == 0 {
+			return append(b, "null"...), nil
+		}
+		return append(b, v...), nil
+	case string:
+		return wire.AppendString(b, v), nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, raw...), nil
+}
+
+// encodeParams encodes params (whose values are strings, json.RawMessage
+// or anything json.Marshal takes) with the request's _meta.
+func (c *Client) encodeParams(params map[string]any, st *callState) (json.RawMessage, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, '{')
+	first := true
+	for k, v := range params {
+		if k == "_meta" {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = wire.AppendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, v); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := c.encodeMeta(st)
+	if err != nil {
+		return nil, err
+	}
+	if meta != nil {
+		if !first {
+			b = append(b, ',')
+		}
+		b = append(b, `"_meta":`...)
+		b = append(b, meta...)
+	}
+	return append(b, '}'), nil
+}
+
+// encodeMeta encodes the request's _meta, or returns nil for none (a
+// legacy request without extra keys).
+func (c *Client) encodeMeta(st *callState) ([]byte, error) {
+	modern := c.sess.Era() == iclient.EraModern
+	var b []byte
+	if modern {
+		// A caller's key that overrides a required one: the general path.
+		for _, m := range []map[string]any{st.cfg.meta, st.cfg.icMeta} {
+			for k := range m {
+				if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+					return json.Marshal(c.metaFor(st))
+				}
+			}
+		}
+		b = append(make([]byte, 0, len(c.metaPrefix())+64), c.metaPrefix()...)
+	} else {
+		if st.token == "" && len(st.cfg.meta) == 0 && len(st.cfg.icMeta) == 0 {
+			return nil, nil
+		}
+		b = []byte{'{'}
+	}
+	sep := func() {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+	}
+	if modern && st.cfg.level != "" {
+		sep()
+		b = append(b, `"io.modelcontextprotocol/logLevel":`...)
+		b = wire.AppendString(b, string(st.cfg.level))
+	}
+	if st.token != "" {
+		sep()
+		b = append(b, `"progressToken":`...)
+		b = wire.AppendString(b, st.token)
+	}
+	for k, v := range st.cfg.icMeta {
+		if _, over := st.cfg.meta[k]; over || (k == "progressToken" && st.token != "") {
+			continue
+		}
+		sep()
+		b = wire.AppendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, v); err != nil {
+			return nil, err
+		}
+	}
+	for k, v := range st.cfg.meta {
+		if k == "progressToken" && st.token != "" {
+			continue
+		}
+		sep()
+		b = wire.AppendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// headerCache shares the headers of requests without Mcp-Param-*
+// headers (the HTTP connection only reads them).
+type headerCache struct {
+	mu sync.Mutex
+	m  map[string]http.Header
+}
+
+const maxCachedHeaders = 1024
+
+// modernHeaders returns the revision 2026-07-28 headers of a request:
+// MCP-Protocol-Version, Mcp-Method, Mcp-Name, and for a tools/call of a
+// tool with x-mcp-header parameters its Mcp-Param-* headers.
+func (c *Client) modernHeaders(method string, params map[string]any) (http.Header, error) {
+	name := ""
+	switch method {
+	case "tools/call", "prompts/get":
+		name = paramString(params, "name")
+	case "resources/read":
+		name = paramString(params, "uri")
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		name = paramString(params, "taskId")
+	}
+	if method == "tools/call" {
+		c.mu.Lock()
+		schema := c.headerTools[name]
+		c.mu.Unlock()
+		if schema != nil {
+			args, _ := params["arguments"].(json.RawMessage)
+			ph, err := iclient.ParamHeaders(schema, args)
+			if err != nil {
+				return nil, err
+			}
+			h := c.baseHeaders(method, name).Clone()
+			for k, v := range ph {
+				h[k] = v
+			}
+			return h, nil
+		}
+	}
+	return c.baseHeaders(method, name), nil
+}
+
+func (c *Client) baseHeaders(method, name string) http.Header {
+	key := method + "\x00" + name
+	c.headers.mu.Lock()
+	defer c.headers.mu.Unlock()
+	if h, ok := c.headers.m[key]; ok {
+		return h
+	}
+	h := http.Header{
+		"Mcp-Protocol-Version": {c.sess.Version()},
+		"Mcp-Method":           {method},
+	}
+	if name != "" {
+		h["Mcp-Name"] = []string{iclient.EncodeHeaderValue(name)}
+	}
+	if c.headers.m == nil || len(c.headers.m) >= maxCachedHeaders {
+		c.headers.m = map[string]http.Header{}
+	}
+	c.headers.m[key] = h
+	return h
+}
+
+// request builds the wire request.
+func (c *Client) request(method string, params map[string]any, st *callState) (*iclient.Request, error) {
+	body, err := c.encodeParams(params, st)
+	if err != nil {
+		return nil, err
+	}
+	req := &iclient.Request{Method: method, Params: body}
+	if c.http && c.sess.Era() == iclient.EraModern {
+		if req.Header, err = c.modernHeaders(method, params); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// resultTypeOf reads a result's resultType without decoding the rest.
+func resultTypeOf(res json.RawMessage) string {
+	v, ok := jsonscan.Lookup(res, "resultType")
+	if !ok {
+		return ""
+	}
+	s, _ := jsonscan.String(v)
+	return s
+}
+
+// paramString returns the string member key of params (a string, or a
+// json.RawMessage holding one), or "".
+func paramString(params map[string]any, key string) string {
+	switch v := params[key].(type) {
+	case string:
+		return v
+	case json.RawMessage:
+		s, _ := jsonscan.String(v)
+		return s
+	}
+	return ""
+}
