@@ -233,9 +233,15 @@ func (xc *exchangeCall) run(ctx context.Context) Outcome {
 		} else {
 			xc.out, xc.status = s.answerError(x, xc.n, err, xc.dst[:xc.mark])
 		}
-		xc.inner = Outcome{HTTPStatus: xc.status}
-		if err != errNoResponse {
-			xc.inner.Err = answeredError(x, err)
+		switch {
+		case err == errParkedComplete:
+			xc.inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
+		case err == errParkedGone:
+			xc.inner = Outcome{Err: &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: err}, HTTPStatus: http.StatusOK}
+		case noResponse(err):
+			xc.inner = Outcome{HTTPStatus: xc.status}
+		default:
+			xc.inner = Outcome{HTTPStatus: xc.status, Err: answeredError(x, err)}
 		}
 		return xc.inner
 	}

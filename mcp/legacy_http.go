@@ -115,11 +115,20 @@ func writeSessionError(w http.ResponseWriter, id jsonrpc.ID, err error) {
 // server with authentication the session belongs to the caller p: other
 // callers get 404 for it.
 func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, p *Principal) {
+	key := s.quota.clientKey(p, r.RemoteAddr, r.Header)
+	if err := s.quota.take(quotaSessions, key); err != nil {
+		writeHTTPError(w, msg.ID, err.(*Error))
+		return
+	}
 	ss := newSession(s, newSessionID())
+	ss.quotaKey = key // released when the session closes
 	buf := s.getBuf()
 	defer s.putBuf(buf)
 	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, Transport: TransportHTTP, session: ss}, nil)
 	*buf = resp[:0]
+	if ss.state() == nil {
+		ss.close() // initialize failed: no session
+	}
 	if st := ss.state(); st != nil {
 		if p != nil {
 			owned := *st
@@ -134,6 +143,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 		w.Header().Set(hdrSessionID, ss.id)
 	}
 	w.Header()["Content-Type"] = jsonContentType
+	setRetryAfter(w.Header(), status)
 	w.WriteHeader(status)
 	w.Write(resp)
 }
@@ -604,6 +614,7 @@ func (st *sseStream) finish(resp []byte, status int) {
 	case c != nil && !c.sse:
 		hd := c.w.Header()
 		hd["Content-Type"] = jsonContentType
+		setRetryAfter(hd, status)
 		c.w.WriteHeader(status)
 		c.w.Write(resp)
 		delivered = true
