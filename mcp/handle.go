@@ -122,7 +122,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	sn := s.snapshot()
 	h, ok := methods[msg.Method]
 	if !ok {
-		h, ok = sn.customHandler(msg.Method, EraModern)
+		h, ok = sn.customHandler(msg.Method, modernWire{})
 	}
 	if msg.Method == "server/discover" { // with interceptors
 		h, ok = handleDiscover, true
