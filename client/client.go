@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
@@ -50,6 +51,11 @@ var (
 	// ErrTooLarge: the server sent a message over the 16 MiB bound.
 	ErrTooLarge = iclient.ErrTooLarge
 )
+
+// TransportError is a failure to reach the server at all: a refused
+// connection, a process that would not start, a broken pipe. Op says what
+// failed; Unwrap gives the cause.
+type TransportError = iclient.TransportError
 
 // ElicitHandler asks the user for input (form mode: fill in
 // p.RequestedSchema; URL mode: open p.URL). For an accepted form, values
@@ -141,10 +147,17 @@ type Client struct {
 
 	cache *clientCache // nil: no caching
 	http  bool         // Streamable HTTP: requests carry the MCP headers
+	// legacy is set once Connect settled on the legacy era (read by the
+	// connection's reading goroutines).
+	legacy atomic.Bool
 
 	prefixOnce sync.Once
 	prefix     []byte // the encoded start of every modern _meta
 	headers    headerCache
+
+	// life ends when the client is closed (Listen streams end with it).
+	life context.Context
+	kill context.CancelFunc
 
 	mu       sync.Mutex
 	progress map[string]*callState // progress token -> request
@@ -163,6 +176,7 @@ type Client struct {
 // it, as the package documentation describes.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c := &Client{progress: map[string]*callState{}, headerTools: map[string]json.RawMessage{}, subs: map[string]func(*jsonrpc.Message){}, legacySubs: map[string]func(*jsonrpc.Message){}}
+	c.life, c.kill = context.WithCancel(context.Background())
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -242,6 +256,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.install(sess.Conn()) // the HTTP+SSE fallback
 	}
 	c.sess = sess
+	c.legacy.Store(sess.Era() == iclient.EraLegacy)
 	_, c.http = sess.Conn().(*iclient.HTTPConn)
 	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
 		hc.OpenStandaloneStream(o.ConnectTimeout)
@@ -340,6 +355,7 @@ func (c *Client) Close() error {
 	}
 	c.closed = true
 	c.mu.Unlock()
+	c.kill()
 	return c.sess.Close()
 }
 

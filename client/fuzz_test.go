@@ -50,6 +50,7 @@ func fuzzClient(reply []byte, notes [][]byte) *Client {
 		legacySubs:  map[string]func(*jsonrpc.Message){},
 		scaps:       &mcp.ServerCapabilities{},
 	}
+	c.life, c.kill = context.WithCancel(context.Background())
 	c.opts.MaxInputRounds = 3
 	c.opts.Timeout = time.Second
 	c.opts.Elicit = func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -173,7 +172,7 @@ func (c *Client) onNotify(raw []byte, m *jsonrpc.Message) {
 			return
 		}
 	}
-	if c.sess != nil && c.sess.Era() == iclient.EraLegacy {
+	if c.legacy.Load() {
 		c.mu.Lock()
 		fns := make([]func(*jsonrpc.Message), 0, len(c.legacySubs))
 		for _, fn := range c.legacySubs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"slices"
 	"strconv"
@@ -75,6 +76,8 @@ func (c *Client) Listen(ctx context.Context, filter ListenFilter) iter.Seq2[*Lis
 	return func(yield func(*ListenEvent, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		// Close ends the stream too.
+		defer context.AfterFunc(c.life, cancel)()
 		events := make(chan *ListenEvent, listenBuffer)
 		failures := 0
 		backoff := listenMinBackoff
@@ -104,6 +107,10 @@ func (c *Client) Listen(ctx context.Context, filter ListenFilter) iter.Seq2[*Lis
 					if err == nil {
 						return // the server closed the subscription gracefully
 					}
+					if c.isClosed() {
+						yield(nil, fmt.Errorf("client: subscriptions/listen: %w", ErrClosed))
+						return
+					}
 					if ctx.Err() != nil {
 						return
 					}
@@ -121,6 +128,9 @@ func (c *Client) Listen(ctx context.Context, filter ListenFilter) iter.Seq2[*Lis
 					}
 					break stream
 				case <-ctx.Done():
+					if c.isClosed() {
+						yield(nil, fmt.Errorf("client: subscriptions/listen: %w", ErrClosed))
+					}
 					return
 				}
 			}
@@ -227,6 +237,7 @@ func (c *Client) listenLegacy(ctx context.Context, filter ListenFilter) iter.Seq
 	return func(yield func(*ListenEvent, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		defer context.AfterFunc(c.life, cancel)()
 		ack := ListenFilter{}
 		caps := c.scaps
 		ack.ToolsListChanged = filter.ToolsListChanged && caps.Tools != nil && caps.Tools.ListChanged
@@ -278,6 +289,9 @@ func (c *Client) listenLegacy(ctx context.Context, filter ListenFilter) iter.Seq
 					return
 				}
 			case <-ctx.Done():
+				if c.isClosed() {
+					yield(nil, fmt.Errorf("client: listening: %w", ErrClosed))
+				}
 				return
 			}
 		}

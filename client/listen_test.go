@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -77,5 +78,34 @@ func TestListenReconnects(t *testing.T) {
 	}
 	if n := listens.Load(); n != 3 {
 		t.Errorf("%d listen requests, want 3 (two reconnections, then a graceful end)", n)
+	}
+}
+
+// Closing the client ends a Listen in progress with ErrClosed, at once.
+func TestListenEndsOnClose(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := testServer(t)
+	defer s.Shutdown(context.Background())
+	c, err := client.Connect(ctx, transports(t, s)["http"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var last error
+	for ev, err := range c.Listen(ctx, client.ListenFilter{ToolsListChanged: true}) {
+		if err != nil {
+			last = err
+			break
+		}
+		if ev.Acknowledged != nil {
+			c.Close()
+		}
+	}
+	if !errors.Is(last, client.ErrClosed) {
+		t.Errorf("Listen after Close ended with %v, want ErrClosed", last)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Listen took %v to end after Close", d)
 	}
 }

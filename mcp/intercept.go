@@ -218,29 +218,28 @@ func (x *exchange) newCall(t Transport, ss *session, h methodHandler, n Notifier
 // run runs the exchange's method (the innermost handler) and appends its
 // response, result or error, to dst.
 func (xc *exchangeCall) run(ctx context.Context) Outcome {
-	x, s := xc.x, xc.s
+	x := xc.x
 	var out []byte
 	var err error
-	if x.info.Era == EraLegacy {
-		out, err = s.legacyInvoke(ctx, x, xc.h, xc.dst)
-	} else {
-		out, err = x.run(ctx, xc.h, xc.dst)
-	}
+	w := x.era()
+	out, err = w.invoke(ctx, x, xc.h, xc.dst)
 	x.finish()
 	if err != nil {
-		if x.info.Era == EraLegacy {
-			xc.out, xc.status = s.answerLegacyError(x, err, xc.dst[:xc.mark])
-		} else {
-			xc.out, xc.status = s.answerError(x, xc.n, err, xc.dst[:xc.mark])
-		}
-		xc.inner = Outcome{HTTPStatus: xc.status}
-		if err != errNoResponse {
-			xc.inner.Err = answeredError(x, err)
+		xc.out, xc.status = w.answerError(x, xc.n, err, xc.dst[:xc.mark])
+		switch {
+		case err == errParkedComplete:
+			xc.inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
+		case err == errParkedGone:
+			xc.inner = Outcome{Err: &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: err}, HTTPStatus: http.StatusOK}
+		case noResponse(err):
+			xc.inner = Outcome{HTTPStatus: xc.status}
+		default:
+			xc.inner = Outcome{HTTPStatus: xc.status, Err: answeredError(x, err)}
 		}
 		return xc.inner
 	}
 	xc.out, xc.status = out, http.StatusOK
-	xc.inner = resultOutcome(out[xc.mark:], x.info.Era)
+	xc.inner = resultOutcome(out[xc.mark:], w)
 	return xc.inner
 }
 
@@ -257,19 +256,11 @@ func (s *Server) runIntercepted(ctx context.Context, xc *exchangeCall) ([]byte, 
 	switch {
 	case o.Err != nil && (!ran || o.Err != xc.inner.Err):
 		// An interceptor answered, or replaced the method's answer.
-		e := o.Err
-		if x.info.Era == EraLegacy {
-			out, status = appendLegacyError(dst[:mark], x.id, e)
-		} else {
-			out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
-		}
+		out, status = appendEraError(x.era(), dst[:mark], x.id, o.Err)
 	case !ran:
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
 		e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
-		out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
-		if x.info.Era == EraLegacy {
-			status = http.StatusOK
-		}
+		out, status = appendEraError(x.era(), dst[:mark], x.id, e)
 	}
 	return out, status
 }
@@ -280,24 +271,17 @@ func answeredError(x *exchange, err error) *Error {
 	if !ok {
 		return &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
-	if x.info.Era == EraLegacy {
-		return legacyError(x.method, e)
-	}
-	return e
+	return x.era().errorFor(x.method, e)
 }
 
 // resultOutcome reads the outcome of a complete result response.
-func resultOutcome(resp []byte, era Era) Outcome {
+func resultOutcome(resp []byte, w era) Outcome {
 	o := Outcome{HTTPStatus: http.StatusOK, ResultType: resultComplete}
 	res, ok := jsonscan.Lookup(resp, "result")
 	if !ok {
 		return o
 	}
-	if era == EraModern {
-		if rt, ok := jsonscan.Lookup(res, "resultType"); ok {
-			o.ResultType, _ = jsonscan.String(rt)
-		}
-	}
+	o.ResultType = w.resultType(res)
 	if v, ok := jsonscan.Lookup(res, "isError"); ok && string(v) == "true" {
 		o.ToolError = true
 	}
@@ -314,7 +298,7 @@ func errorOutcome(err error) Outcome {
 }
 
 // rawOutcome reads the outcome of a complete response, result or error.
-func rawOutcome(resp []byte, era Era) Outcome {
+func rawOutcome(resp []byte, w era) Outcome {
 	if ev, ok := jsonscan.Lookup(resp, "error"); ok {
 		e := &Error{Code: jsonrpc.CodeInternalError}
 		if v, ok := jsonscan.Lookup(ev, "code"); ok {
@@ -325,11 +309,7 @@ func rawOutcome(resp []byte, era Era) Outcome {
 		if v, ok := jsonscan.Lookup(ev, "message"); ok {
 			e.Message, _ = jsonscan.String(v)
 		}
-		o := Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
-		if era == EraLegacy {
-			o.HTTPStatus = http.StatusOK
-		}
-		return o
+		return Outcome{Err: e, HTTPStatus: w.errorStatus(e)}
 	}
-	return resultOutcome(resp, era)
+	return resultOutcome(resp, w)
 }

@@ -356,8 +356,9 @@ func TestInterceptorListenIsOneCall(t *testing.T) {
 	}
 	select {
 	case c := <-rec.ended:
-		if c.Method != "subscriptions/listen" {
-			t.Errorf("ended call %+v", c)
+		want := seen{Method: "subscriptions/listen", ID: "5", Transport: TransportHTTP, ResultType: "complete", Status: 200}
+		if diff := cmp.Diff(want, c); diff != "" {
+			t.Errorf("ended call (-want +got):\n%s", diff)
 		}
 	case <-ctx.Done():
 		t.Fatal("the listen call did not end at Shutdown")
@@ -511,4 +512,29 @@ func TestInterceptorPassesACopy(t *testing.T) {
 	if r := call(t, s, "tools/call", `{"name":"echo","arguments":{"text":"x"}}`); r.Error != nil {
 		t.Errorf("error %+v", r.Error)
 	}
+}
+
+// TestInterceptorListenClientGone checks the outcome of a parked listen
+// stream whose client hangs up: the call ends then, as cancelled.
+func TestInterceptorListenClientGone(t *testing.T) {
+	rec := newCallRecorder()
+	s := interceptedServer(rec.intercept)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := httpPost(t, srv.URL, "subscriptions/listen", "", `{"notifications":{"toolsListChanged":true}}`, "")
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "event: ") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	resp.Body.Close() // the client goes away
+	http.DefaultClient.CloseIdleConnections()
+	select {
+	case c := <-rec.ended:
+		if c.Method != "subscriptions/listen" || c.Code != jsonrpc.CodeInternalError {
+			t.Errorf("ended call %+v, want subscriptions/listen cancelled (-32603)", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the listen call did not end when its client went away")
+	}
+	s.Shutdown(context.Background())
 }

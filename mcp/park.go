@@ -64,9 +64,14 @@ type parkedStream struct {
 	// ends: the handler waits for it, so that the interceptors see the
 	// stream as one call that lasts as long as it (the connection is still
 	// parked: only the handler's goroutine stays).
-	done  chan struct{}
-	out   []byte // the events being written, in the writer's buffer
-	watch uint64 // the stream's id in hangupWatch; 0: not watched
+	done chan struct{}
+	// completed says that the stream ended with its completion result
+	// (Shutdown), and endErr why it ended otherwise; both are set before
+	// done is closed.
+	completed bool
+	endErr    error
+	out       []byte // the events being written, in the writer's buffer
+	watch     uint64 // the stream's id in hangupWatch; 0: not watched
 }
 
 // parkWriters runs the writers of a server's parked streams: a queue of
@@ -266,6 +271,7 @@ func (ps *parkedStream) service(buf []byte) []byte {
 			buf = nil
 		}
 		if end || err != nil {
+			ps.completed = end && len(res) > 0 && err == nil
 			ps.end(err)
 			return buf
 		}
@@ -304,11 +310,13 @@ func (ps *parkedStream) end(err error) {
 	l.parked--
 	delete(l.subs, sub)
 	l.mu.Unlock()
+	s.quota.release(quotaSubscriptions, sub.client)
 	l.wg.Done()
 	if ps.held != nil {
 		close(ps.held)
 	}
 	if ps.done != nil {
+		ps.endErr = err
 		close(ps.done)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/mcp"
 	mcpotel "github.com/mcpkit/mcpkit/otel"
 )
@@ -55,4 +56,31 @@ func ExampleServerInterceptor_stdout() {
 		mcpotel.ServerInterceptor(&mcpotel.Options{TracerProvider: tp, MeterProvider: mp}),
 	}})
 	_ = s // serve it: s.NewHTTPServer(addr, "/mcp").ListenAndServe(), or s.ServeStdio
+}
+
+// A client whose calls are CLIENT spans, with their trace context sent in
+// each request's _meta so that the server's spans join the trace.
+func ExampleClientInterceptor() {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	s := mcp.NewServer(&mcp.ServerOptions{Interceptors: []mcp.Interceptor{
+		mcpotel.ServerInterceptor(&mcpotel.Options{TracerProvider: tp}),
+	}})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "ok", nil })
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{
+		Interceptors: []client.Interceptor{mcpotel.ClientInterceptor(&mcpotel.Options{TracerProvider: tp})},
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	c.CallTool(context.Background(), "echo", map[string]any{})
+	ended := spans.Ended() // server/discover (Connect), then the call's two spans
+	server, cl := ended[len(ended)-2], ended[len(ended)-1]
+	fmt.Println(cl.Name(), cl.SpanKind())
+	fmt.Println(server.Name(), server.SpanKind(), "child of the client span:", server.Parent().SpanID() == cl.SpanContext().SpanID())
+	// Output:
+	// tools/call echo client
+	// tools/call echo server child of the client span: true
 }

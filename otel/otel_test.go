@@ -249,3 +249,28 @@ func checkOperationMetric(t *testing.T, h *harness, want map[string]string) {
 		t.Errorf("operation duration attributes (-want +got):\n%s", diff)
 	}
 }
+
+// TestSessionDurationStdio checks that a legacy stdio session (initialize,
+// then the end of input) records mcp.server.session.duration.
+func TestSessionDurationStdio(t *testing.T) {
+	recorded := make(chan struct{}, 1)
+	mcpotel.SetSessionRecorded(func() { recorded <- struct{}{} })
+	defer mcpotel.SetSessionRecorded(nil)
+	h := newHarness(t)
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n"
+	if err := h.s.ServeStdio(context.Background(), strings.NewReader(in), new(strings.Builder)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-recorded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp.server.session.duration not recorded at the end of input")
+	}
+	want := map[string]string{"mcp.protocol.version": "2025-06-18", "network.transport": "pipe"}
+	if diff := cmp.Diff(want, findMetric(t, h, "mcp.server.session.duration")); diff != "" {
+		t.Errorf("session duration attributes (-want +got):\n%s", diff)
+	}
+	if sp := h.spans.Ended(); len(sp) != 1 || sp[0].Name() != "initialize" {
+		t.Errorf("spans %v, want one initialize span", sp)
+	}
+}

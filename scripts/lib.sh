@@ -179,7 +179,10 @@ start_server() {
     log "building cmd/mcpkit"
     (cd "$ROOT" && go build -o "$tmp/mcpkit" ./cmd/mcpkit)
   fi
-  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>"$tmp/server.log" &
+  # Empty the log here, in this shell: the background job's own 2> truncates it only once the
+  # job runs, and a loop that reads first would find the previous server's url= line.
+  : >"$tmp/server.log"
+  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>>"$tmp/server.log" &
   SERVER_PID=$!
   # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.
   local i

@@ -65,11 +65,12 @@ type runEnv struct {
 	once      sync.Map
 	blocks    []Block
 	mod       *Module // the programs of the docs, built outside the repository
+	modDir    string  // its directory, which lives as long as the whole test
 }
 
 func newRunEnv(t *testing.T, root string, blocks []Block) *runEnv {
 	bin := t.TempDir()
-	e := &runEnv{root: root, bin: bin, path: bin + string(os.PathListSeparator) + os.Getenv("PATH"), blocks: blocks}
+	e := &runEnv{root: root, bin: bin, path: bin + string(os.PathListSeparator) + os.Getenv("PATH"), blocks: blocks, modDir: t.TempDir()}
 	e.build(t, "mcpkit", root, "./cmd/mcpkit")
 	return e
 }
@@ -87,7 +88,7 @@ func (e *runEnv) program(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	if e.mod == nil {
-		if e.mod, err = NewModule(t.TempDir(), e.root, NestedImports(e.blocks, nestedModules(t, e.root))); err != nil {
+		if e.mod, err = NewModule(e.modDir, e.root, NestedImports(e.blocks, nestedModules(t, e.root))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +100,8 @@ func (e *runEnv) program(t *testing.T, name string) string {
 	cmd.Dir = dir
 	cmd.Env = Env()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: go build of program %s: %v\n%s", b, name, err, e.mod.Positions(string(out)))
+		out := strings.ReplaceAll(string(out), "./line", filepath.Base(dir)+"/line")
+		t.Fatalf("%s: go build of program %s: %v\n%s", b, name, err, e.mod.Positions(out))
 	}
 	return path
 }
@@ -203,7 +205,11 @@ func (e *runEnv) run(t *testing.T, b Block) string {
 		} else if err != nil {
 			t.Fatalf("%s: %s: %v", b, st.Cmd, err)
 		}
-		got = append(got, Step{Cmd: st.Cmd, Out: toDoc(out.String())})
+		o := toDoc(out.String())
+		if o != "" && !strings.HasSuffix(o, "\n") {
+			o += "\n" // as a terminal shows it: the next prompt on a line of its own
+		}
+		got = append(got, Step{Cmd: st.Cmd, Out: o})
 	}
 	return Render(got)
 }
