@@ -80,6 +80,9 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	// answerError, which have returned by then.
 	x, h, out, status := s.prepare(dst, in, n, hh, mv)
 	if x == nil {
+		if s.icpt != nil && status >= 400 {
+			return s.rejectedIntercepted(ctx, dst, out, status, in)
+		}
 		return out, status
 	}
 	if s.icpt != nil {

@@ -22,9 +22,12 @@ import (
 // outermost. A panic in an interceptor is recovered and answered as an
 // internal error (-32603), like a panic in a handler.
 //
-// Requests that fail validation before their method is chosen (missing
-// _meta, a version not served, header mismatches, unknown methods) are
-// answered without interceptors. A subscriptions/listen stream is one call
+// A request for a known method that fails validation (missing _meta, a
+// version not served, header mismatches) goes through the interceptors
+// too, so that metrics and traces count it: next returns its error, and
+// its Info holds only what the transport saw (Header, Principal, Era).
+// Requests for methods the server does not serve are answered without
+// interceptors, which would otherwise see method names without bound. A subscriptions/listen stream is one call
 // that lasts as long as the stream. A tool call that becomes a task is a
 // call (whose outcome has ResultType "task"), and so is the background run
 // of its handler (Phase PhaseTaskRun). In a legacy session, the requests
@@ -143,9 +146,6 @@ type Outcome struct {
 	// notification-like end).
 	HTTPStatus int
 }
-
-// intercepting reports whether the server has interceptors.
-func (s *Server) intercepting() bool { return s.icpt != nil }
 
 // chain builds the CallHandler that runs the interceptors around the
 // call's own handler; NewServer builds it once.
@@ -312,4 +312,38 @@ func rawOutcome(resp []byte, w era) Outcome {
 		return Outcome{Err: e, HTTPStatus: w.errorStatus(e)}
 	}
 	return resultOutcome(resp, w)
+}
+
+// rejectedIntercepted runs the interceptors around the answer to a request
+// for a known method that failed validation (resp, appended to dst, with
+// status), so that they count and trace it too: next returns its error.
+// Requests for methods the server does not know stay outside the
+// interceptors, which would otherwise see names without bound.
+func (s *Server) rejectedIntercepted(ctx context.Context, dst, resp []byte, status int, in *Incoming) ([]byte, int) {
+	msg := in.Message
+	_, known := methods[msg.Method]
+	if !known && msg.Method != "server/discover" {
+		if _, known = s.snapshot().customHandler(msg.Method, modernWire{}); !known {
+			return resp, status
+		}
+	}
+	mark := len(dst)
+	c := &Call{Method: msg.Method, ID: msg.ID, Params: msg.Params, Transport: in.Transport,
+		Info: &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraModern}}
+	if field := s.nameField(msg.Method); field != "" {
+		if v, ok := jsonscan.Lookup(msg.Params, field); ok {
+			c.Name, _ = jsonscan.String(v)
+		}
+	}
+	var inner Outcome
+	c.serve = func(ctx context.Context, c *Call) Outcome {
+		inner = rawOutcome(resp[mark:], modernWire{})
+		inner.HTTPStatus = status
+		return inner
+	}
+	o, ran := s.intercept(ctx, c)
+	if o.Err != nil && (!ran || o.Err != inner.Err) {
+		return jsonrpc.AppendError(dst[:mark], msg.ID, o.Err.wire()), o.Err.HTTPStatus()
+	}
+	return resp, status
 }
