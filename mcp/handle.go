@@ -80,6 +80,9 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	// answerError, which have returned by then.
 	x, h, out, status := s.prepare(dst, in, n, hh, mv)
 	if x == nil {
+		if s.icpt != nil && status >= 400 {
+			return s.rejectedIntercepted(ctx, dst, out, status, in)
+		}
 		return out, status
 	}
 	if s.icpt != nil {
@@ -122,7 +125,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	sn := s.snapshot()
 	h, ok := methods[msg.Method]
 	if !ok {
-		h, ok = sn.customHandler(msg.Method, EraModern)
+		h, ok = sn.customHandler(msg.Method, modernWire{})
 	}
 	if msg.Method == "server/discover" { // with interceptors
 		h, ok = handleDiscover, true

@@ -153,7 +153,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 // in this era a lost connection is not a cancellation
 // (notifications/cancelled is). The response travels on the request's
 // stream, which outlives its connection: if the connection is lost or the
-// handler calls CloseSSEStream, the client resumes with GET and
+// handler calls LegacyRequest.CloseSSEStream, the client resumes with GET and
 // Last-Event-ID.
 func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []byte, p *Principal) {
 	s := ss.srv
@@ -640,7 +640,7 @@ func (st *sseStream) finish(resp []byte, status int) {
 }
 
 // closeConn ends the connection of a POST stream without ending the stream
-// (CloseSSEStream): the client polls for the rest with Last-Event-ID.
+// (LegacyRequest.CloseSSEStream): the client polls for the rest with Last-Event-ID.
 // Clients older than 2025-11-25 do not poll, so for them it does nothing.
 func (st *sseStream) closeConn() {
 	st.mu.Lock()

@@ -391,7 +391,7 @@ func (r *taskRun) outcome(t *TaskRecord, req *ToolRequest, res *CallToolResult, 
 			return eerr
 		}
 		t.Status, t.StatusMessage = TaskCompleted, ""
-		t.Result = ts.s.appendResultObject(nil, EraModern, resultComplete, false, body, meta) // tasks are modern only
+		t.Result = ts.s.appendResultObject(nil, modernWire{}, resultComplete, false, body, meta) // tasks are modern only
 		t.InputRequests, t.Runner, t.LeaseUntil = nil, "", time.Time{}
 	}
 	t.UpdatedAt = now
