@@ -155,7 +155,7 @@ func checkCacheScope(what string, scope CacheScope) {
 // not cacheable).
 func (x *exchange) appendResultHint(dst []byte, resultType string, hint, body, meta []byte) []byte {
 	dst = appendResponsePrefix(dst, x.id)
-	dst = x.s.appendResultObjectHint(dst, x.info.Era, resultType, hint, body, meta)
+	dst = x.s.appendResultObjectHint(dst, x.era(), resultType, hint, body, meta)
 	return append(dst, '}')
 }
 

@@ -23,24 +23,26 @@ const (
 // hints when cacheable, and _meta carrying serverInfo merged with userMeta
 // (an encoded JSON object, or nil).
 //
-// For EraLegacy it follows the 2025-11-25 schema instead: no resultType, no
-// cache hints, and _meta only when userMeta has members (serverInfo
-// travels in the initialize result).
-func (s *Server) appendResultObject(dst []byte, era Era, resultType string, cacheable bool, body, userMeta []byte) []byte {
+// The era encodes it (era.go): the legacy one follows the 2025-11-25
+// schema instead.
+func (s *Server) appendResultObject(dst []byte, w era, resultType string, cacheable bool, body, userMeta []byte) []byte {
 	var hint []byte
 	if cacheable {
 		hint = s.cacheHint
 	}
-	return s.appendResultObjectHint(dst, era, resultType, hint, body, userMeta)
+	return s.appendResultObjectHint(dst, w, resultType, hint, body, userMeta)
 }
 
 // appendResultObjectHint is appendResultObject with explicit cache hint
 // members (`"ttlMs":N,"cacheScope":"..."`); a nil hint means the result is
 // not cacheable.
-func (s *Server) appendResultObjectHint(dst []byte, era Era, resultType string, hint []byte, body, userMeta []byte) []byte {
-	if era == EraLegacy {
-		return appendLegacyResultObject(dst, body, userMeta)
-	}
+func (s *Server) appendResultObjectHint(dst []byte, w era, resultType string, hint []byte, body, userMeta []byte) []byte {
+	return w.appendResultObject(s, dst, resultType, hint, body, userMeta)
+}
+
+// appendModernResultObject is the 2026-07-28 encoding of a result object
+// (modernWire.appendResultObject).
+func (s *Server) appendModernResultObject(dst []byte, resultType string, hint []byte, body, userMeta []byte) []byte {
 	dst = append(dst, `{"resultType":"`...)
 	dst = append(dst, resultType...)
 	dst = append(dst, '"')

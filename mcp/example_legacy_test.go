@@ -102,12 +102,12 @@ func ExampleNewMemorySessionStore() {
 // poll: the POST's SSE stream gets a priming event with a retry delay and
 // the connection ends; the client resumes with GET and Last-Event-ID and
 // receives the result there.
-func ExampleToolRequest_CloseSSEStream() {
+func ExampleLegacyRequest_CloseSSEStream() {
 	s := mcp.NewServer(nil)
 	done := make(chan struct{})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Frees the connection while it works."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-			req.CloseSSEStream()
+			req.Legacy().CloseSSEStream()
 			defer close(done)
 			return "done", nil
 		})

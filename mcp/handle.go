@@ -28,6 +28,10 @@ type Incoming struct {
 	// The built-in transports set it.
 	Transport Transport
 
+	// remote is the peer's address (http.Request.RemoteAddr) on Streamable
+	// HTTP, for the per-client quotas; "" elsewhere.
+	remote string
+
 	// session is the legacy-era session (HTTP session or stdio connection
 	// after initialize) the request belongs to. The built-in transports set
 	// it for legacy traffic; it is nil for modern requests. See legacy.go.
@@ -76,6 +80,9 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	// answerError, which have returned by then.
 	x, h, out, status := s.prepare(dst, in, n, hh, mv)
 	if x == nil {
+		if s.icpt != nil && status >= 400 {
+			return s.rejectedIntercepted(ctx, dst, out, status, in)
+		}
 		return out, status
 	}
 	if s.icpt != nil {
@@ -118,7 +125,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	sn := s.snapshot()
 	h, ok := methods[msg.Method]
 	if !ok {
-		h, ok = sn.customHandler(msg.Method, EraModern)
+		h, ok = sn.customHandler(msg.Method, modernWire{})
 	}
 	if msg.Method == "server/discover" { // with interceptors
 		h, ok = handleDiscover, true
@@ -139,6 +146,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n, toolReq: x.toolReq}
 	x.info.Header = in.Header
 	x.info.Principal = in.Principal
+	x.remote = in.remote
 	return x, h, nil, 0
 }
 
@@ -243,6 +251,7 @@ type exchange struct {
 	version  string
 	info     RequestInfo
 	notifier Notifier // for a legacy request, it also carries the session (legacy.go)
+	remote   string   // Incoming.remote
 	// task is the task run of a tools/call that may become a task, and of
 	// a task's later runs; nil otherwise.
 	task *taskRun
@@ -257,6 +266,11 @@ type exchange struct {
 	infoDone     bool   // info is decoded (requestInfo); here for the same reason
 	token        []byte // progress token, copied out of the request buffer
 	lastProgress float64
+}
+
+// clientKey names the request's client for the quotas.
+func (x *exchange) clientKey() string {
+	return x.s.quota.clientKey(x.info.Principal, x.remote, x.info.Header)
 }
 
 // newToolRequest returns the ToolRequest allocated with the exchange the

@@ -47,9 +47,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
 		return
 	}
+	// The in-flight byte budget: a body's declared length is reserved
+	// before it is read, and what it really holds once it is.
+	declared := max(r.ContentLength, 0)
+	if !s.quota.admit(declared) {
+		writeHTTPError(w, jsonrpc.ID{}, errBusy)
+		return
+	}
 	buf := s.getBuf()
 	defer s.putBuf(buf)
 	body, err := readBody(r.Body, *buf, s.maxBody)
+	if extra := int64(len(body)) - declared; extra > 0 && !s.quota.admit(extra) {
+		s.quota.unadmit(declared)
+		writeHTTPError(w, jsonrpc.ID{}, errBusy)
+		return
+	} else {
+		defer s.quota.unadmit(max(int64(len(body)), declared))
+	}
 	*buf = body[:0]
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
@@ -120,7 +134,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
 	sink.finish(resp, status)
 }
@@ -285,6 +299,9 @@ func (h *httpSink) finish(resp []byte, status int) {
 // writeJSON writes resp as a JSON response with the given status.
 func writeJSON(w http.ResponseWriter, resp []byte, status int) {
 	w.Header()["Content-Type"] = jsonContentType
+	if status != http.StatusOK {
+		setRetryAfter(w.Header(), status)
+	}
 	w.WriteHeader(status)
 	w.Write(resp)
 }
@@ -293,6 +310,7 @@ var jsonContentType = []string{"application/json"}
 
 func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
 	w.Header()["Content-Type"] = jsonContentType
+	setRetryAfter(w.Header(), e.HTTPStatus())
 	w.WriteHeader(e.HTTPStatus())
 	w.Write(jsonrpc.AppendError(nil, id, e.wire()))
 }

@@ -22,9 +22,12 @@ import (
 // outermost. A panic in an interceptor is recovered and answered as an
 // internal error (-32603), like a panic in a handler.
 //
-// Requests that fail validation before their method is chosen (missing
-// _meta, a version not served, header mismatches, unknown methods) are
-// answered without interceptors. A subscriptions/listen stream is one call
+// A request for a known method that fails validation (missing _meta, a
+// version not served, header mismatches) goes through the interceptors
+// too, so that metrics and traces count it: next returns its error, and
+// its Info holds only what the transport saw (Header, Principal, Era).
+// Requests for methods the server does not serve are answered without
+// interceptors, which would otherwise see method names without bound. A subscriptions/listen stream is one call
 // that lasts as long as the stream. A tool call that becomes a task is a
 // call (whose outcome has ResultType "task"), and so is the background run
 // of its handler (Phase PhaseTaskRun). In a legacy session, the requests
@@ -218,21 +221,14 @@ func (x *exchange) newCall(t Transport, ss *session, h methodHandler, n Notifier
 // run runs the exchange's method (the innermost handler) and appends its
 // response, result or error, to dst.
 func (xc *exchangeCall) run(ctx context.Context) Outcome {
-	x, s := xc.x, xc.s
+	x := xc.x
 	var out []byte
 	var err error
-	if x.info.Era == EraLegacy {
-		out, err = s.legacyInvoke(ctx, x, xc.h, xc.dst)
-	} else {
-		out, err = x.run(ctx, xc.h, xc.dst)
-	}
+	w := x.era()
+	out, err = w.invoke(ctx, x, xc.h, xc.dst)
 	x.finish()
 	if err != nil {
-		if x.info.Era == EraLegacy {
-			xc.out, xc.status = s.answerLegacyError(x, err, xc.dst[:xc.mark])
-		} else {
-			xc.out, xc.status = s.answerError(x, xc.n, err, xc.dst[:xc.mark])
-		}
+		xc.out, xc.status = w.answerError(x, xc.n, err, xc.dst[:xc.mark])
 		switch {
 		case err == errParkedComplete:
 			xc.inner = Outcome{ResultType: resultComplete, HTTPStatus: http.StatusOK}
@@ -246,7 +242,7 @@ func (xc *exchangeCall) run(ctx context.Context) Outcome {
 		return xc.inner
 	}
 	xc.out, xc.status = out, http.StatusOK
-	xc.inner = resultOutcome(out[xc.mark:], x.info.Era)
+	xc.inner = resultOutcome(out[xc.mark:], w)
 	return xc.inner
 }
 
@@ -263,19 +259,11 @@ func (s *Server) runIntercepted(ctx context.Context, xc *exchangeCall) ([]byte, 
 	switch {
 	case o.Err != nil && (!ran || o.Err != xc.inner.Err):
 		// An interceptor answered, or replaced the method's answer.
-		e := o.Err
-		if x.info.Era == EraLegacy {
-			out, status = appendLegacyError(dst[:mark], x.id, e)
-		} else {
-			out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
-		}
+		out, status = appendEraError(x.era(), dst[:mark], x.id, o.Err)
 	case !ran:
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
 		e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
-		out, status = jsonrpc.AppendError(dst[:mark], x.id, e.wire()), e.HTTPStatus()
-		if x.info.Era == EraLegacy {
-			status = http.StatusOK
-		}
+		out, status = appendEraError(x.era(), dst[:mark], x.id, e)
 	}
 	return out, status
 }
@@ -286,24 +274,17 @@ func answeredError(x *exchange, err error) *Error {
 	if !ok {
 		return &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 	}
-	if x.info.Era == EraLegacy {
-		return legacyError(x.method, e)
-	}
-	return e
+	return x.era().errorFor(x.method, e)
 }
 
 // resultOutcome reads the outcome of a complete result response.
-func resultOutcome(resp []byte, era Era) Outcome {
+func resultOutcome(resp []byte, w era) Outcome {
 	o := Outcome{HTTPStatus: http.StatusOK, ResultType: resultComplete}
 	res, ok := jsonscan.Lookup(resp, "result")
 	if !ok {
 		return o
 	}
-	if era == EraModern {
-		if rt, ok := jsonscan.Lookup(res, "resultType"); ok {
-			o.ResultType, _ = jsonscan.String(rt)
-		}
-	}
+	o.ResultType = w.resultType(res)
 	if v, ok := jsonscan.Lookup(res, "isError"); ok && string(v) == "true" {
 		o.ToolError = true
 	}
@@ -320,7 +301,7 @@ func errorOutcome(err error) Outcome {
 }
 
 // rawOutcome reads the outcome of a complete response, result or error.
-func rawOutcome(resp []byte, era Era) Outcome {
+func rawOutcome(resp []byte, w era) Outcome {
 	if ev, ok := jsonscan.Lookup(resp, "error"); ok {
 		e := &Error{Code: jsonrpc.CodeInternalError}
 		if v, ok := jsonscan.Lookup(ev, "code"); ok {
@@ -331,11 +312,41 @@ func rawOutcome(resp []byte, era Era) Outcome {
 		if v, ok := jsonscan.Lookup(ev, "message"); ok {
 			e.Message, _ = jsonscan.String(v)
 		}
-		o := Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
-		if era == EraLegacy {
-			o.HTTPStatus = http.StatusOK
-		}
-		return o
+		return Outcome{Err: e, HTTPStatus: w.errorStatus(e)}
 	}
-	return resultOutcome(resp, era)
+	return resultOutcome(resp, w)
+}
+
+// rejectedIntercepted runs the interceptors around the answer to a request
+// for a known method that failed validation (resp, appended to dst, with
+// status), so that they count and trace it too: next returns its error.
+// Requests for methods the server does not know stay outside the
+// interceptors, which would otherwise see names without bound.
+func (s *Server) rejectedIntercepted(ctx context.Context, dst, resp []byte, status int, in *Incoming) ([]byte, int) {
+	msg := in.Message
+	_, known := methods[msg.Method]
+	if !known && msg.Method != "server/discover" {
+		if _, known = s.snapshot().customHandler(msg.Method, modernWire{}); !known {
+			return resp, status
+		}
+	}
+	mark := len(dst)
+	c := &Call{Method: msg.Method, ID: msg.ID, Params: msg.Params, Transport: in.Transport,
+		Info: &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraModern}}
+	if field := s.nameField(msg.Method); field != "" {
+		if v, ok := jsonscan.Lookup(msg.Params, field); ok {
+			c.Name, _ = jsonscan.String(v)
+		}
+	}
+	var inner Outcome
+	c.serve = func(ctx context.Context, c *Call) Outcome {
+		inner = rawOutcome(resp[mark:], modernWire{})
+		inner.HTTPStatus = status
+		return inner
+	}
+	o, ran := s.intercept(ctx, c)
+	if o.Err != nil && (!ran || o.Err != inner.Err) {
+		return jsonrpc.AppendError(dst[:mark], msg.ID, o.Err.wire()), o.Err.HTTPStatus()
+	}
+	return resp, status
 }

@@ -538,3 +538,27 @@ func TestInterceptorListenClientGone(t *testing.T) {
 	}
 	s.Shutdown(context.Background())
 }
+
+// TestInterceptorsSeeRejectedRequests checks that a request for a known
+// method that fails validation reaches the interceptors with its error
+// (so that metrics and traces count it), and one for an unknown method
+// does not.
+func TestInterceptorsSeeRejectedRequests(t *testing.T) {
+	rec := newCallRecorder()
+	s := interceptedServer(rec.intercept)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"made/up","params":{}}`,
+	} {
+		msg := decodeMsg(t, []byte(body))
+		s.Handle(context.Background(), nil, &Incoming{Message: &msg}, nil)
+	}
+	want := []seen{
+		{Method: "tools/call", Name: "echo", ID: "1", Code: jsonrpc.CodeInvalidParams, Status: 400},
+		{Method: "tools/list", ID: "2", Code: CodeUnsupportedVersion, Status: 400},
+	}
+	if diff := cmp.Diff(want, rec.all()); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}

@@ -172,7 +172,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	}
 	sn := s.snapshot()
 	if !ok {
-		h, ok = sn.customHandler(msg.Method, EraLegacy)
+		h, ok = sn.customHandler(msg.Method, legacyWire{})
 	}
 	if !ok {
 		return appendLegacyError(dst, msg.ID, methodNotFound(msg.Method))
@@ -251,7 +251,7 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 			out, _ = s.initialize(dst, ss, msg)
 			fill()
 		}
-		inner = rawOutcome(out[mark:], EraLegacy)
+		inner = rawOutcome(out[mark:], legacyWire{})
 		return inner
 	}
 	o, ran := s.intercept(ctx, c)
@@ -543,20 +543,37 @@ func (l *legacyEra) subscribeBus(s *Server) {
 	l.busOnce.Do(func() { s.bus.Subscribe(l.deliverChange) })
 }
 
+// LegacyRequest is the one place for what only the legacy era has for a
+// request (revisions 2025-11-25 and older, in a session that initialize
+// opened). Get it with the Legacy method of a request. It is nil for a
+// modern request, and its methods do nothing on nil, so a handler written
+// for both eras calls them unconditionally.
+type LegacyRequest struct {
+	x *exchange
+}
+
+// Legacy returns the legacy side of the request, or nil for a modern
+// request (see LegacyRequest).
+func (r *requestBase) Legacy() *LegacyRequest {
+	if r.x == nil || r.x.session() == nil {
+		return nil
+	}
+	return &LegacyRequest{x: r.x}
+}
+
 // CloseSSEStream asks a legacy Streamable HTTP client (revision 2025-11-25)
 // to poll for the rest of the request: the server ends the HTTP connection
 // that carries the request's SSE stream, after an event with an id and a
 // retry delay, without ending the stream. The client reconnects with a GET
 // and Last-Event-ID and receives what the handler sent since, including the
 // result. It lets a long-running handler free a connection. Elsewhere
-// (modern requests, stdio, older legacy revisions) it does nothing. It is
-// safe for concurrent use.
-func (r *requestBase) CloseSSEStream() {
-	x := r.x
-	if x == nil {
+// (stdio, older legacy revisions) it does nothing. It is safe for
+// concurrent use.
+func (l *LegacyRequest) CloseSSEStream() {
+	if l == nil {
 		return
 	}
-	if st, ok := x.notifier.(*sseStream); ok {
+	if st, ok := l.x.notifier.(*sseStream); ok {
 		st.closeConn()
 	}
 }

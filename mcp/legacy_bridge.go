@@ -141,15 +141,7 @@ func (n stdioNotifier) legacySession() *session { return n.sess }
 
 // session returns the legacy session of the exchange, or nil for a modern
 // request.
-func (x *exchange) session() *session {
-	if x.info.Era != EraLegacy {
-		return nil
-	}
-	if sn, ok := x.notifier.(sessionNotifier); ok {
-		return sn.legacySession()
-	}
-	return nil
-}
+func (x *exchange) session() *session { return x.era().session(x.notifier) }
 
 // legacyInput is an input request to put to a legacy client as a real
 // server-to-client request.

@@ -115,11 +115,20 @@ func writeSessionError(w http.ResponseWriter, id jsonrpc.ID, err error) {
 // server with authentication the session belongs to the caller p: other
 // callers get 404 for it.
 func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *jsonrpc.Message, p *Principal) {
+	key := s.quota.clientKey(p, r.RemoteAddr, r.Header)
+	if err := s.quota.take(quotaSessions, key); err != nil {
+		writeHTTPError(w, msg.ID, err.(*Error))
+		return
+	}
 	ss := newSession(s, newSessionID())
+	ss.quotaKey = key // released when the session closes
 	buf := s.getBuf()
 	defer s.putBuf(buf)
 	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, Transport: TransportHTTP, session: ss}, nil)
 	*buf = resp[:0]
+	if ss.state() == nil {
+		ss.close() // initialize failed: no session
+	}
 	if st := ss.state(); st != nil {
 		if p != nil {
 			owned := *st
@@ -134,6 +143,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 		w.Header().Set(hdrSessionID, ss.id)
 	}
 	w.Header()["Content-Type"] = jsonContentType
+	setRetryAfter(w.Header(), status)
 	w.WriteHeader(status)
 	w.Write(resp)
 }
@@ -143,7 +153,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 // in this era a lost connection is not a cancellation
 // (notifications/cancelled is). The response travels on the request's
 // stream, which outlives its connection: if the connection is lost or the
-// handler calls CloseSSEStream, the client resumes with GET and
+// handler calls LegacyRequest.CloseSSEStream, the client resumes with GET and
 // Last-Event-ID.
 func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []byte, p *Principal) {
 	s := ss.srv
@@ -604,6 +614,7 @@ func (st *sseStream) finish(resp []byte, status int) {
 	case c != nil && !c.sse:
 		hd := c.w.Header()
 		hd["Content-Type"] = jsonContentType
+		setRetryAfter(hd, status)
 		c.w.WriteHeader(status)
 		c.w.Write(resp)
 		delivered = true
@@ -629,7 +640,7 @@ func (st *sseStream) finish(resp []byte, status int) {
 }
 
 // closeConn ends the connection of a POST stream without ending the stream
-// (CloseSSEStream): the client polls for the rest with Last-Event-ID.
+// (LegacyRequest.CloseSSEStream): the client polls for the rest with Last-Event-ID.
 // Clients older than 2025-11-25 do not poll, so for them it does nothing.
 func (st *sseStream) closeConn() {
 	st.mu.Lock()

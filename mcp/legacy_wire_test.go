@@ -26,7 +26,7 @@ func legacyWireServer(t *testing.T, comment string) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "poll", Description: "Asks the client to poll, then answers."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-			req.CloseSSEStream()
+			req.Legacy().CloseSSEStream()
 			return "polled", nil
 		})
 	if strings.Contains(comment, "option resources") {

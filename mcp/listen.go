@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -45,6 +46,11 @@ const (
 	listenBuffer = 32
 	// maxListenURIs bounds resourceSubscriptions of one listen request.
 	maxListenURIs = 1000
+	// maxListenURIBytes bounds the length of one URI in
+	// resourceSubscriptions, and maxListenURIsBytes their total length:
+	// an idle stream has no timeout, so these bound what it holds.
+	maxListenURIBytes  = 2048
+	maxListenURIsBytes = 64 << 10
 )
 
 // errNoResponse makes Handle answer nothing: the transport ends the
@@ -122,12 +128,13 @@ func (l *listeners) enabled() bool { return l.max > 0 }
 // the handler that there is something to do. A parked stream (park.go) has
 // no handler: a writer takes it instead, when it is scheduled.
 type subscription struct {
-	id    string              // the JSON-RPC id, for logs
-	kinds uint8               // bit 1<<ChangeKind for every honoured kind
-	uris  map[string]struct{} // honoured resourceSubscriptions
-	tasks map[string]struct{} // honoured taskIds
-	wake  chan struct{}       // capacity 1: pending or end changed
-	abort func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
+	id     string              // the JSON-RPC id, for logs
+	kinds  uint8               // bit 1<<ChangeKind for every honoured kind
+	uris   []string            // honoured resourceSubscriptions, sorted, without repeats
+	tasks  map[string]struct{} // honoured taskIds
+	wake   chan struct{}       // capacity 1: pending or end changed
+	client string              // the client whose quota the stream counts against
+	abort  func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
 
 	mu      sync.Mutex
 	pending []Change // at most listenBuffer, oldest first
@@ -153,7 +160,7 @@ func (sub *subscription) wants(c Change) bool {
 	}
 	switch c.Kind {
 	case ResourceUpdated:
-		_, ok := sub.uris[c.URI]
+		_, ok := slices.BinarySearch(sub.uris, c.URI)
 		return ok
 	case TaskChanged:
 		_, ok := sub.tasks[c.TaskID]
@@ -244,6 +251,7 @@ func (l *listeners) close(sub *subscription) {
 	l.mu.Lock()
 	delete(l.subs, sub)
 	l.mu.Unlock()
+	l.s.quota.release(quotaSubscriptions, sub.client)
 	l.wg.Done()
 }
 
@@ -421,6 +429,16 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	if len(f.ResourceSubscriptions) > maxListenURIs || len(f.TaskIDs) > maxListenURIs {
 		return nil, InvalidParams("Invalid params: at most " + strconv.Itoa(maxListenURIs) + " resourceSubscriptions and " + strconv.Itoa(maxListenURIs) + " taskIds per subscriptions/listen request")
 	}
+	total := 0
+	for _, u := range f.ResourceSubscriptions {
+		if len(u) > maxListenURIBytes {
+			return nil, InvalidParams("Invalid params: a URI in resourceSubscriptions is longer than " + strconv.Itoa(maxListenURIBytes) + " bytes")
+		}
+		total += len(u)
+	}
+	if total > maxListenURIsBytes {
+		return nil, InvalidParams("Invalid params: the URIs in resourceSubscriptions total more than " + strconv.Itoa(maxListenURIsBytes) + " bytes")
+	}
 	if st, ok := x.notifier.(streamer); x.notifier == nil || (ok && !st.streams()) {
 		return nil, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Not Acceptable: subscriptions/listen answers with a stream of notifications; the Accept header must allow text/event-stream", status: http.StatusNotAcceptable}
 	}
@@ -442,10 +460,8 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	ack.ResourcesListChanged = honour(f.ResourcesListChanged, ResourcesListChanged)
 	if f.ResourceSubscriptions != nil && honour(true, ResourceUpdated) {
 		ack.ResourceSubscriptions = f.ResourceSubscriptions
-		sub.uris = make(map[string]struct{}, len(f.ResourceSubscriptions))
-		for _, u := range f.ResourceSubscriptions {
-			sub.uris[u] = struct{}{}
-		}
+		sub.uris = slices.Compact(slices.Sorted(slices.Values(f.ResourceSubscriptions)))
+		sub.uris = slices.Clip(sub.uris)
 	}
 	if f.TaskIDs != nil {
 		ids, err := x.listenTasks(ctx, f.TaskIDs)
@@ -465,7 +481,12 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	if a, ok := x.notifier.(aborter); ok {
 		sub.abort = a.abort
 	}
+	sub.client = x.clientKey()
+	if err := x.s.quota.take(quotaSubscriptions, sub.client); err != nil {
+		return nil, err
+	}
 	if err := l.open(sub); err != nil {
+		x.s.quota.release(quotaSubscriptions, sub.client)
 		return nil, err
 	}
 	if g, ok := x.notifier.(gracefulEnder); ok {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -397,6 +398,7 @@ func startStdio(t *testing.T, s *mcp.Server, ctx context.Context) *stdioClient {
 	}()
 	go func() {
 		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
 			c.lines <- sc.Text()
 		}
@@ -604,5 +606,42 @@ func TestListenHTTPSlowReader(t *testing.T) {
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v (a dropped stream's handler still running?)", err)
+	}
+}
+
+// TestListenURIBounds: one URI of resourceSubscriptions longer than 2048
+// bytes, or URIs totalling more than 64 KiB, get -32602 (an idle stream
+// has no timeout: these bound what it holds); within them the stream opens.
+func TestListenURIBounds(t *testing.T) {
+	s, _ := listenServer(t, nil)
+	s.AddResource(&mcp.Resource{URI: "file:///a", Name: "a"}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
+	c := startStdio(t, s, context.Background())
+	uris := func(n, size int) string {
+		list := make([]string, n)
+		for i := range list {
+			list[i] = "file:///" + strings.Repeat("x", size-len("file:///")-4) + fmt.Sprintf("%04d", i)
+		}
+		b, _ := json.Marshal(list)
+		return `{"resourceSubscriptions":` + string(b) + `}`
+	}
+	tests := []struct {
+		name, filter, want string
+	}{
+		{"one URI of 2048 bytes", uris(1, 2048), "acknowledged"},
+		{"one URI of 2049 bytes", uris(1, 2049), `"code":-32602`},
+		{"32 URIs of 2048 bytes (64 KiB)", uris(32, 2048), "acknowledged"},
+		{"33 URIs of 2048 bytes", uris(33, 2048), `"code":-32602`},
+		{"1000 short URIs", uris(1000, 60), "acknowledged"},
+	}
+	for i, tt := range tests {
+		c.send(t, listenLine(strconv.Itoa(i+1), tt.filter))
+		select {
+		case err := <-c.done:
+			t.Fatalf("ServeStdio returned %v", err)
+		default:
+		}
+		if got := c.next(t); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %.300s, want %s", tt.name, got, tt.want)
+		}
 	}
 }

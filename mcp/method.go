@@ -121,10 +121,10 @@ func (s *Server) RemoveMethod(method string) {
 }
 
 // customHandler returns the handler of a custom method for a request of
-// era.
-func (sn *snapshot) customHandler(method string, era Era) (methodHandler, bool) {
+// era w.
+func (sn *snapshot) customHandler(method string, w era) (methodHandler, bool) {
 	cm := sn.custom[method]
-	if cm == nil || (era == EraLegacy && cm.opts.DisableLegacy) {
+	if cm == nil || !w.serves(&cm.opts) {
 		return nil, false
 	}
 	return cm.h, true

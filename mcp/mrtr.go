@@ -365,10 +365,10 @@ func (x *exchange) appendInputRequired(dst []byte, rd *round) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sealing requestState: %w", err)
 	}
-	if x.info.Era == EraLegacy {
+	if err := x.era().askClient(rd, tok); err != nil {
 		// A legacy client is asked with real requests instead, and the
 		// handler runs again with the answers (legacy_bridge.go).
-		return nil, legacyRoundOf(rd, tok)
+		return nil, err
 	}
 	body := make([]byte, 0, 256+len(tok))
 	body = append(body, '{')

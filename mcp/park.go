@@ -310,6 +310,7 @@ func (ps *parkedStream) end(err error) {
 	l.parked--
 	delete(l.subs, sub)
 	l.mu.Unlock()
+	s.quota.release(quotaSubscriptions, sub.client)
 	l.wg.Done()
 	if ps.held != nil {
 		close(ps.held)

@@ -105,7 +105,7 @@ func (r *registry) build(s *Server) *snapshot {
 		body = wire.AppendString(body, s.opts.Instructions)
 	}
 	body = append(body, '}')
-	sn.discover = s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
+	sn.discover = s.appendResultObject(nil, modernWire{}, resultComplete, true, body, nil)
 	return sn
 }
 
@@ -220,7 +220,7 @@ func (l *listing) encode(start int) []byte {
 		body = wire.AppendString(body, encodeCursor(l.items[end].key))
 	}
 	body = append(body, '}')
-	return l.s.appendResultObject(nil, EraModern, resultComplete, true, body, nil)
+	return l.s.appendResultObject(nil, modernWire{}, resultComplete, true, body, nil)
 }
 
 const cursorPrefix = "c1:"

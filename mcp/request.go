@@ -85,7 +85,7 @@ func (r *requestBase) Log(level LogLevel, logger string, data any) {
 // is the encoded result object without resultType and _meta.
 func (x *exchange) appendResult(dst []byte, resultType string, cacheable bool, body, meta []byte) []byte {
 	dst = appendResponsePrefix(dst, x.id)
-	dst = x.s.appendResultObject(dst, x.info.Era, resultType, cacheable, body, meta)
+	dst = x.s.appendResultObject(dst, x.era(), resultType, cacheable, body, meta)
 	return append(dst, '}')
 }
 
@@ -93,12 +93,7 @@ func (x *exchange) appendResult(dst []byte, resultType string, cacheable bool, b
 // (encoded for the modern era, as the snapshot caches it). A legacy
 // exchange gets it reshaped by the 2025-11-25 schema.
 func (x *exchange) appendRaw(dst []byte, result []byte) []byte {
-	if x.info.Era == EraLegacy {
-		dst = appendResponsePrefix(dst, x.id)
-		dst = appendLegacyResult(dst, result)
-		return append(dst, '}')
-	}
-	return jsonrpc.AppendResult(dst, x.id, result)
+	return x.era().appendRaw(dst, x.id, result)
 }
 
 func appendResponsePrefix(dst []byte, id jsonrpc.ID) []byte {

@@ -121,6 +121,10 @@ type ServerOptions struct {
 	// which is on once a tool with TaskSupport is registered or
 	// Tasks.Store is set. See TaskOptions.
 	Tasks TaskOptions
+	// Quotas bounds what one client may hold (tasks, listen streams,
+	// legacy sessions) and the request bytes in flight server-wide. See
+	// QuotaOptions and docs/security.md.
+	Quotas QuotaOptions
 
 	// Auth, when set, makes the server an OAuth 2.1 protected resource on
 	// Streamable HTTP: requests need a bearer token that Auth.Verifier
@@ -136,6 +140,7 @@ type ServerOptions struct {
 // safe for concurrent use.
 type Server struct {
 	opts       ServerOptions
+	quota      quotas
 	log        *slog.Logger
 	versions   []string   // every served version, newest first: modern, then legacy
 	modern     []string   // the served modern versions (per-request _meta)
@@ -235,6 +240,7 @@ func NewServer(opts *ServerOptions) *Server {
 		s.bus = new(LocalBus)
 	}
 	s.listen.init(s, &o.Listen)
+	s.quota.init(&o.Quotas)
 	s.changeDelay = changeDelay
 
 	s.reg.init()

@@ -62,7 +62,7 @@ type skillsServe struct {
 // skillsPageKey identifies one cached skills/list page.
 type skillsPageKey struct {
 	start  int
-	legacy bool
+	legacy bool // encoded without cache hints (the legacy era)
 }
 
 // skillsWatch is the running watcher of the last AddSkills.
@@ -225,7 +225,7 @@ func skillsOf(req *MethodRequest) *skillsServe {
 // appendSkillsHint appends the caching members of skills results at
 // 2026-07-28 (the server's Cache settings); legacy results carry none.
 func appendSkillsHint(b []byte, req *MethodRequest) []byte {
-	if req.Info.Era == EraLegacy {
+	if !req.x.era().cacheHints() {
 		return b
 	}
 	b = append(b, ',')
@@ -269,7 +269,7 @@ func handleSkillsList(ctx context.Context, req *MethodRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := skillsPageKey{start, req.Info.Era == EraLegacy}
+	key := skillsPageKey{start, !req.x.era().cacheHints()}
 	if page, ok := ss.pages.Load(key); ok {
 		return page.(json.RawMessage), nil
 	}

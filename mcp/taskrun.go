@@ -39,6 +39,7 @@ type taskRun struct {
 	t      *toolEntry
 	x      *exchange // what the handler sees: owns a copy of the params
 	id     string
+	client string // whose MaxTasksPerClient quota the run counts against; "" for none
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
@@ -105,15 +106,22 @@ func (x *exchange) toolRequest(name string) *ToolRequest {
 // callTask serves a tools/call that may become a task.
 func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst []byte) ([]byte, error) {
 	ts := &x.s.tasks
+	client := x.clientKey()
+	if err := x.s.quota.take(quotaTasks, client); err != nil {
+		return nil, err
+	}
 	if err := ts.reserve(); err != nil {
+		x.s.quota.release(quotaTasks, client)
 		return nil, err
 	}
 	tx := x.taskExchange(bytes.Clone(x.params))
 	r := ts.newRun(t, tx, ts.newID())
+	r.client = client
 	req := tx.toolRequest(name)
 	if err := r.openRound(req, nil); err != nil {
 		r.cancel(nil)
 		ts.release()
+		x.s.quota.release(quotaTasks, client)
 		return nil, err
 	}
 	if ts.syncWait < 0 {
@@ -261,6 +269,7 @@ func (r *taskRun) registered() {
 
 // run runs the handler and hands its outcome to the phase it belongs to.
 func (r *taskRun) run(req *ToolRequest) {
+	defer r.ts.s.quota.release(quotaTasks, r.client)
 	defer r.ts.release()
 	defer r.cancel(nil)
 	res, err := r.invoke(req)
@@ -382,7 +391,7 @@ func (r *taskRun) outcome(t *TaskRecord, req *ToolRequest, res *CallToolResult, 
 			return eerr
 		}
 		t.Status, t.StatusMessage = TaskCompleted, ""
-		t.Result = ts.s.appendResultObject(nil, EraModern, resultComplete, false, body, meta) // tasks are modern only
+		t.Result = ts.s.appendResultObject(nil, modernWire{}, resultComplete, false, body, meta) // tasks are modern only
 		t.InputRequests, t.Runner, t.LeaseUntil = nil, "", time.Time{}
 	}
 	t.UpdatedAt = now

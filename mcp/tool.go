@@ -383,7 +383,7 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	if err := x.requireScopes(t.tool.Scopes); err != nil {
 		return nil, err
 	}
-	if x.info.Era == EraModern && x.info.Header != nil && len(t.headers) > 0 {
+	if x.era().paramHeaders() && x.info.Header != nil && len(t.headers) > 0 {
 		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
 			return nil, e
 		}

@@ -91,6 +91,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
 	modernOnly := fs.Bool("modern-only", false, "serve revision 2026-07-28 only: no initialize, no legacy sessions")
+	maxSubs := fs.Int("max-subscriptions", 0, "cap on the subscriptions/listen streams open at once; past it a listen request gets 503\n(0: the lower of a limit derived from the process's open-file limit and one derived from its memory, logged at start; -1: no cap)")
 	var auth authFlags
 	auth.register(fs)
 	var skillsOpts skillsFlags
@@ -108,6 +109,22 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := &mcp.ServerOptions{Logger: log, HTTP: mcp.HTTPOptions{KeepAlive: *keepAlive}}
 	opts.Legacy.Disable = *modernOnly
+	switch {
+	case *maxSubs > 0 || *maxSubs == mcp.Off:
+		opts.Listen.MaxSubscriptions = *maxSubs
+		if !*stdio {
+			log.Info("listen streams capped by --max-subscriptions", "max_subscriptions", *maxSubs)
+		}
+	case *maxSubs == 0:
+		l := deriveSubscriptionLimit(fileLimit(), memoryLimit())
+		opts.Listen.MaxSubscriptions = l.N
+		if !*stdio { // a stdio server has one client: its log stays quiet
+			log.Info("listen streams capped", "max_subscriptions", l.N, "derived", l.describe())
+		}
+	default:
+		fmt.Fprintf(stderr, "mcpkit serve: --max-subscriptions %d: want a positive cap, 0 (derived) or -1 (no cap)\n", *maxSubs)
+		return 2
+	}
 	newDemo := demo.NewPlain
 	if *fixtures {
 		newDemo = demo.New

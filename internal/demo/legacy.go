@@ -65,7 +65,7 @@ func AddLegacyFixtures(s *mcp.Server) {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "test_reconnection", Description: "Closes the SSE stream of a 2025-11-25 client mid-call, so that the client polls for the result with Last-Event-ID."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-			req.CloseSSEStream()
+			req.Legacy().CloseSSEStream()
 			if err := sleep(ctx, 100*time.Millisecond); err != nil {
 				return "", err
 			}

@@ -145,6 +145,9 @@ func (m *MemorySessionStore) Delete(ctx context.Context, id string) error {
 type session struct {
 	srv *Server
 	id  string // the Mcp-Session-Id; "" on stdio
+	// quotaKey is the client that opened the session, whose
+	// MaxSessionsPerClient quota it counts against until it closes.
+	quotaKey string
 	// ctx ends when the session does; handlers of its requests derive
 	// from it.
 	ctx    context.Context
@@ -264,6 +267,9 @@ func (ss *session) close() {
 		return
 	}
 	ss.closed = true
+	if ss.quotaKey != "" {
+		ss.srv.quota.release(quotaSessions, ss.quotaKey)
+	}
 	streams := make([]*sseStream, 0, len(ss.streams)+1)
 	for _, st := range ss.streams {
 		streams = append(streams, st)

@@ -1,0 +1,245 @@
+package mcp
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// QuotaOptions sets the per-client quotas and the server-wide in-flight
+// byte budget of Streamable HTTP (docs/security.md lists every bound). The
+// global caps (Tasks.MaxRunning, Listen.MaxSubscriptions,
+// Legacy.MaxSessions) stay as the last line; the quotas keep one client
+// from taking all of them. A client is the authenticated principal (issuer
+// and subject) when the request carries one, and otherwise the remote
+// address (see TrustedProxies). stdio serves one client and has no quotas.
+//
+// A request past a quota gets HTTP 429 with Retry-After and the JSON-RPC
+// error -32603 "Quota exceeded", whose data names the quota and its limit:
+// {"quota":"maxSubscriptionsPerClient","limit":2000}.
+type QuotaOptions struct {
+	// Disable turns the per-client quotas off (the in-flight byte budget
+	// stays).
+	Disable bool
+	// MaxTasksPerClient bounds the tasks one client has running at once.
+	// Default 250 (a quarter of Tasks.MaxRunning's default). Off removes
+	// it.
+	MaxTasksPerClient int
+	// MaxSubscriptionsPerClient bounds the subscriptions/listen streams one
+	// client has open at once. Default 2500. Off removes it.
+	MaxSubscriptionsPerClient int
+	// MaxSessionsPerClient bounds the live legacy HTTP sessions one client
+	// has opened (initialize). Default 2500. Off removes it.
+	MaxSessionsPerClient int
+	// TrustedProxies are the addresses of the load balancers and reverse
+	// proxies in front of the server. A request from one of them is
+	// attributed to the address it reports in X-Forwarded-For: the
+	// rightmost entry that is not itself a trusted proxy. A request from
+	// any other address is attributed to that address, and its
+	// X-Forwarded-For is ignored, since a client can write anything
+	// there. Default: none. Behind a load balancer, set it, or every
+	// client shares the balancer's address and quota.
+	TrustedProxies []netip.Prefix
+	// MaxInFlightBytes bounds the total size of the HTTP request bodies
+	// being handled at once, server-wide. A request that would pass it is
+	// shed with 503, Retry-After and the JSON-RPC error -32603 "Server
+	// busy". Default 256 MiB (64 requests of the default
+	// MaxMessageBytes). Off removes it.
+	MaxInFlightBytes int64
+}
+
+// The quotas a client may exceed, by their names in error data.
+const (
+	quotaTasks = iota
+	quotaSubscriptions
+	quotaSessions
+	numQuotas
+)
+
+var quotaNames = [numQuotas]string{"maxTasksPerClient", "maxSubscriptionsPerClient", "maxSessionsPerClient"}
+
+// quotaRetryAfter is the Retry-After, in seconds, of 429 and 503 answers.
+const quotaRetryAfter = "1"
+
+// quotas counts what each client holds. Only the operations that take a
+// held resource (a task, a listen stream, a legacy session) touch it, never
+// an ordinary request: server/discover and tools/call pay nothing.
+type quotas struct {
+	off     bool
+	limits  [numQuotas]int // Off: unlimited
+	trusted []netip.Prefix
+
+	mu     sync.Mutex
+	counts map[string]*[numQuotas]int32
+
+	maxInFlight int64 // Off: unlimited
+	inFlight    atomic.Int64
+}
+
+func (q *quotas) init(o *QuotaOptions) {
+	q.off = o.Disable
+	q.limits = [numQuotas]int{
+		offSetting(o.MaxTasksPerClient, 250),
+		offSetting(o.MaxSubscriptionsPerClient, 2500),
+		offSetting(o.MaxSessionsPerClient, 2500),
+	}
+	q.trusted = append([]netip.Prefix(nil), o.TrustedProxies...)
+	q.counts = map[string]*[numQuotas]int32{}
+	q.maxInFlight = offSetting(o.MaxInFlightBytes, 256<<20)
+}
+
+// take counts one more held resource of kind for client, or fails with the
+// 429 quota error. client "" (stdio, in-process) is not counted.
+func (q *quotas) take(kind int, client string) error {
+	if q.off || client == "" || q.limits[kind] < 0 {
+		return nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := q.counts[client]
+	if c == nil {
+		c = new([numQuotas]int32)
+		q.counts[client] = c
+	}
+	if int(c[kind]) >= q.limits[kind] {
+		return quotaError(kind, q.limits[kind])
+	}
+	c[kind]++
+	return nil
+}
+
+// release returns what take counted. The client's entry goes once it holds
+// nothing, so that the map does not grow with every address ever seen.
+func (q *quotas) release(kind int, client string) {
+	if q.off || client == "" || q.limits[kind] < 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	c := q.counts[client]
+	if c == nil {
+		return
+	}
+	c[kind]--
+	if *c == ([numQuotas]int32{}) {
+		delete(q.counts, client)
+	}
+}
+
+// held returns what client holds of kind (for tests).
+func (q *quotas) held(kind int, client string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if c := q.counts[client]; c != nil {
+		return int(c[kind])
+	}
+	return 0
+}
+
+func quotaError(kind, limit int) *Error {
+	return &Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: "Quota exceeded: this client may hold at most " + strconv.Itoa(limit) + " " + quotaWhat[kind] + " at once; retry later",
+		Data:    json.RawMessage(`{"quota":"` + quotaNames[kind] + `","limit":` + strconv.Itoa(limit) + `}`),
+		status:  http.StatusTooManyRequests,
+	}
+}
+
+var quotaWhat = [numQuotas]string{"running tasks", "subscriptions/listen streams", "legacy sessions"}
+
+// errBusy sheds a request past the in-flight byte budget.
+var errBusy = &Error{
+	Code:    jsonrpc.CodeInternalError,
+	Message: "Server busy: too many request bytes in flight; retry later",
+	Data:    json.RawMessage(`{"quota":"maxInFlightBytes"}`),
+	status:  http.StatusServiceUnavailable,
+}
+
+// admit reserves n bytes of the in-flight budget, reporting false when
+// that would pass it; a true admit is followed by unadmit(n).
+func (q *quotas) admit(n int64) bool {
+	if q.maxInFlight < 0 {
+		return true
+	}
+	if q.inFlight.Add(n) > q.maxInFlight && n > 0 {
+		q.inFlight.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (q *quotas) unadmit(n int64) {
+	if q.maxInFlight >= 0 {
+		q.inFlight.Add(-n)
+	}
+}
+
+// clientKey names the client of a request for the quotas: its principal,
+// or its address.
+func (q *quotas) clientKey(p *Principal, remoteAddr string, h http.Header) string {
+	if p != nil {
+		return "p " + p.Issuer + " " + p.Subject
+	}
+	if remoteAddr == "" {
+		return ""
+	}
+	return "a " + q.clientAddr(remoteAddr, h).String()
+}
+
+// clientAddr is the client's address: the peer's, or, when the peer is a
+// trusted proxy, the rightmost X-Forwarded-For entry that is not one.
+func (q *quotas) clientAddr(remoteAddr string, h http.Header) netip.Addr {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}
+	}
+	peer = peer.Unmap()
+	if !q.isTrusted(peer) {
+		return peer
+	}
+	xff := h.Values("X-Forwarded-For")
+	for i := len(xff) - 1; i >= 0; i-- {
+		parts := strings.Split(xff[i], ",")
+		for j := len(parts) - 1; j >= 0; j-- {
+			a, err := netip.ParseAddr(strings.TrimSpace(parts[j]))
+			if err != nil {
+				return peer // a malformed entry: nothing left of it can be trusted
+			}
+			a = a.Unmap()
+			if !q.isTrusted(a) {
+				return a
+			}
+			peer = a
+		}
+	}
+	return peer
+}
+
+func (q *quotas) isTrusted(a netip.Addr) bool {
+	for _, p := range q.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// setRetryAfter adds Retry-After to a 429 or 503 answer.
+func setRetryAfter(h http.Header, status int) {
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		if _, ok := h["Retry-After"]; !ok {
+			h["Retry-After"] = []string{quotaRetryAfter}
+		}
+	}
+}

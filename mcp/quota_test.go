@@ -1,0 +1,283 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// post sends body to s as a client at remote (with X-Forwarded-For xff when
+// not empty).
+func quotaPost(s *Server, remote, xff, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	r.RemoteAddr = remote
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if xff != "" {
+		r.Header.Set("X-Forwarded-For", xff)
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+// wantQuota checks a 429 quota answer naming quota and limit.
+func wantQuota(t *testing.T, what string, w *httptest.ResponseRecorder, quota string, limit int) {
+	t.Helper()
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("%s: status %d, Retry-After %q; want 429 with Retry-After: %s", what, w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	var resp struct {
+		Error struct {
+			Code int
+			Data struct {
+				Quota string
+				Limit int
+			}
+		}
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
+		t.Fatalf("%s: %v: %s", what, err, w.Body)
+	}
+	if resp.Error.Code != -32603 || resp.Error.Data.Quota != quota || resp.Error.Data.Limit != limit {
+		t.Errorf("%s: error %+v, want -32603 naming quota %s with limit %d", what, resp.Error, quota, limit)
+	}
+}
+
+// TestQuotaLegacySessions: one address may open MaxSessionsPerClient
+// legacy sessions; past it initialize gets 429, other addresses are not
+// affected, and ending a session makes room again.
+func TestQuotaLegacySessions(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2}})
+	var ids []string
+	for i := range 2 {
+		w := quotaPost(s, "192.0.2.1:1000", "", initBody)
+		if w.Code != 200 {
+			t.Fatalf("initialize %d: %d %s", i, w.Code, w.Body)
+		}
+		ids = append(ids, w.Header().Get("Mcp-Session-Id"))
+	}
+	wantQuota(t, "third session", quotaPost(s, "192.0.2.1:1001", "", initBody), "maxSessionsPerClient", 2)
+	// A client cannot escape its quota by claiming another address.
+	wantQuota(t, "forged X-Forwarded-For", quotaPost(s, "192.0.2.1:1002", "198.51.100.9", initBody), "maxSessionsPerClient", 2)
+	if w := quotaPost(s, "192.0.2.2:1000", "", initBody); w.Code != 200 {
+		t.Errorf("another address: %d %s", w.Code, w.Body)
+	}
+	del := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
+	del.RemoteAddr = "192.0.2.1:1000"
+	del.Header.Set("Mcp-Session-Id", ids[0])
+	del.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	dw := httptest.NewRecorder()
+	s.ServeHTTP(dw, del)
+	if dw.Code != 200 && dw.Code != 204 {
+		t.Fatalf("DELETE: %d %s", dw.Code, dw.Body)
+	}
+	if w := quotaPost(s, "192.0.2.1:1000", "", initBody); w.Code != 200 {
+		t.Errorf("after ending a session: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestQuotaTrustedProxies: behind a trusted proxy every client counts on
+// the address the proxy reports, not on the proxy's.
+func TestQuotaTrustedProxies(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 1, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}})
+	for _, client := range []string{"198.51.100.1", "198.51.100.2", "203.0.113.5, 198.51.100.3", "198.51.100.4, 10.0.0.7"} {
+		if w := quotaPost(s, "10.0.0.1:5000", client, initBody); w.Code != 200 {
+			t.Errorf("client %s behind the proxy: %d %s", client, w.Code, w.Body)
+		}
+	}
+	wantQuota(t, "second session of 198.51.100.1", quotaPost(s, "10.0.0.2:5000", "198.51.100.1", initBody), "maxSessionsPerClient", 1)
+	// The proxy's own requests without X-Forwarded-For count on it.
+	if w := quotaPost(s, "10.0.0.1:5000", "", initBody); w.Code != 200 {
+		t.Errorf("the proxy itself: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestQuotaClientAddr checks which address a request counts on.
+func TestQuotaClientAddr(t *testing.T) {
+	var q quotas
+	q.init(&QuotaOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}})
+	tests := []struct {
+		remote string
+		xff    []string
+		want   string
+	}{
+		{"192.0.2.1:80", nil, "192.0.2.1"},
+		{"192.0.2.1:80", []string{"198.51.100.1"}, "192.0.2.1"}, // untrusted peer: X-Forwarded-For ignored
+		{"10.1.2.3:80", []string{"198.51.100.1"}, "198.51.100.1"},
+		{"10.1.2.3:80", []string{"6.6.6.6, 198.51.100.1"}, "198.51.100.1"}, // the leftmost entries are the client's to forge
+		{"10.1.2.3:80", []string{"198.51.100.1, 10.9.9.9"}, "198.51.100.1"},
+		{"10.1.2.3:80", []string{"198.51.100.1", "10.9.9.9"}, "198.51.100.1"},
+		{"10.1.2.3:80", []string{"garbage, 10.9.9.9"}, "10.9.9.9"},
+		{"10.1.2.3:80", nil, "10.1.2.3"},
+		{"[::1]:80", []string{"2001:db8::1"}, "2001:db8::1"},
+		{"[::ffff:192.0.2.1]:80", nil, "192.0.2.1"},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for _, v := range tt.xff {
+			h.Add("X-Forwarded-For", v)
+		}
+		if got := q.clientAddr(tt.remote, h).String(); got != tt.want {
+			t.Errorf("%s with %q: %s, want %s", tt.remote, tt.xff, got, tt.want)
+		}
+	}
+}
+
+// TestQuotaListen: one client may hold MaxSubscriptionsPerClient listen
+// streams; the next gets 429 and the quota is released when a stream ends.
+func TestQuotaListen(t *testing.T) {
+	for _, parking := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in the handler", true: "parked"}[parking], func(t *testing.T) { testQuotaListen(t, parking) })
+	}
+}
+
+func testQuotaListen(t *testing.T, parking bool) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSubscriptionsPerClient: 2}, HTTP: HTTPOptions{DisableListenParking: !parking}})
+	AddTool(s, &Tool{Name: "a", Description: "A."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{` + testMetaFields + `},"notifications":{"toolsListChanged":true}}}`
+	open := func() *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", LatestVersion)
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	var streams []*http.Response
+	for range 2 {
+		resp := open()
+		if resp.StatusCode != 200 {
+			t.Fatalf("stream: %d", resp.StatusCode)
+		}
+		br := bufio.NewReader(resp.Body)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the acknowledgement: %v", err)
+			}
+			if strings.HasPrefix(line, "data:") {
+				break
+			}
+		}
+		streams = append(streams, resp)
+	}
+	waitHeld := func(n int) {
+		t.Helper()
+		for i := range 2500 {
+			if s.quota.held(quotaSubscriptions, "a 127.0.0.1") == n {
+				return
+			}
+			if parking && i%50 == 49 {
+				// A parked stream notices a hang-up at once where the
+				// platform tells (hangup_linux.go), else at its next write:
+				// give it one.
+				AddTool(s, &Tool{Name: "nudge", Description: "N."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+			}
+			waitABit()
+		}
+		t.Fatalf("held %d streams, want %d", s.quota.held(quotaSubscriptions, "a 127.0.0.1"), n)
+	}
+	waitHeld(2)
+	third := open()
+	defer third.Body.Close()
+	if third.StatusCode != http.StatusTooManyRequests || third.Header.Get("Retry-After") == "" {
+		t.Fatalf("third stream: %d, Retry-After %q; want 429 with Retry-After", third.StatusCode, third.Header.Get("Retry-After"))
+	}
+	var e struct{ Error rpcError }
+	json.NewDecoder(third.Body).Decode(&e)
+	if diff := cmp.Diff(`{"quota":"maxSubscriptionsPerClient","limit":2}`, string(e.Error.Data)); diff != "" {
+		t.Errorf("error data (-want +got):\n%s", diff)
+	}
+	streams[0].Body.Close()
+	waitHeld(1)
+	streams[1].Body.Close()
+	waitHeld(0)
+}
+
+// TestInFlightBytes: a request that would take the request bytes in flight
+// past MaxInFlightBytes is shed with 503 and Retry-After.
+func TestInFlightBytes(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightBytes: 300}})
+	small := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `}}}`
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(small))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("MCP-Protocol-Version", LatestVersion)
+	r.Header.Set("Mcp-Method", "server/discover")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("small request: %d %s", w.Code, w.Body)
+	}
+	big := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `},"pad":"` + strings.Repeat("x", 400) + `"}}`
+	r = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(big))
+	r.Header.Set("Content-Type", "application/json")
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), `"quota":"maxInFlightBytes"`) {
+		t.Errorf("big request: %d, Retry-After %q, %s; want 503 with Retry-After naming maxInFlightBytes", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if n := s.quota.inFlight.Load(); n != 0 {
+		t.Errorf("%d bytes still counted in flight", n)
+	}
+}
+
+// waitABit lets a stream's handler notice that its client went away: the
+// server learns of it asynchronously, so the tests poll for it, boundedly.
+func waitABit() { time.Sleep(2 * time.Millisecond) }
+
+// TestQuotaTasks: one principal may run MaxTasksPerClient tasks at once;
+// past it a task call gets 429 naming the quota, while other principals
+// still start tasks, and the quota is released when a task's handler ends.
+func TestQuotaTasks(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxTasksPerClient: 1}})
+	g := newGate()
+	AddTool(s, &Tool{Name: "optional", Description: "d", TaskSupport: TaskOptional}, g.handler)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	ada := &Principal{Issuer: "https://as.example", Subject: "ada"}
+	bob := &Principal{Issuer: "https://as.example", Subject: "bob"}
+	start := func(p *Principal) rpcReply {
+		return taskCall(t, context.Background(), s, p, extCaps, "tools/call", `{"name":"optional","arguments":{}}`)
+	}
+	if r := start(ada); r.Error != nil {
+		t.Fatalf("ada's first task: %+v", r.Error)
+	}
+	<-g.started
+	r := start(ada)
+	if r.Error == nil || r.Status != http.StatusTooManyRequests || string(r.Error.Data) != `{"quota":"maxTasksPerClient","limit":1}` {
+		t.Fatalf("ada's second task: %+v (HTTP %d), want 429 naming maxTasksPerClient", r.Error, r.Status)
+	}
+	if r := start(bob); r.Error != nil {
+		t.Fatalf("bob's task: %+v", r.Error)
+	}
+	<-g.started
+	g.release <- "done"
+	g.release <- "done"
+	for range 1000 {
+		if s.quota.held(quotaTasks, "p https://as.example ada") == 0 && s.quota.held(quotaTasks, "p https://as.example bob") == 0 {
+			return
+		}
+		waitABit()
+	}
+	t.Fatal("the task quota was not released when the handlers returned")
+}
