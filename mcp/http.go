@@ -412,7 +412,9 @@ func acceptsSSE(v []string) bool {
 // origins holds the request's Origin header values.
 func (s *Server) checkOrigin(r *http.Request, origins []string) *Error {
 	if len(origins) > 0 {
-		if !s.originAllowed(origins[0]) {
+		// A request has at most one Origin (RFC 6454): a second one could
+		// be what a proxy or browser acts on, so it is refused, not skipped.
+		if len(origins) > 1 || !s.originAllowed(origins[0]) {
 			return errForbiddenOrigin
 		}
 	}
@@ -456,18 +458,41 @@ func (s *Server) hostAllowed(host string) bool {
 }
 
 // hostName returns the host part of a Host header value (without port or
-// IPv6 brackets).
+// IPv6 brackets), or "" when the value is not host, host:port, [ipv6] or
+// [ipv6]:port with a port of digits: "localhost:evil" and "[::1]evil.com"
+// name no host.
 func hostName(host string) string {
 	if strings.HasPrefix(host, "[") {
-		if i := strings.IndexByte(host, ']'); i > 0 {
-			return host[1:i]
+		i := strings.IndexByte(host, ']')
+		if i < 0 || !validPort(host[i+1:]) {
+			return ""
 		}
-		return host
+		return host[1:i]
 	}
-	if i := strings.IndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i+1:], ':') < 0 {
+	if i := strings.IndexByte(host, ':'); i >= 0 {
+		if strings.IndexByte(host[i+1:], ':') >= 0 || !validPort(host[i:]) {
+			return "" // a bare IPv6 address is not a Host value
+		}
 		return host[:i]
 	}
 	return host
+}
+
+// validPort reports whether p is empty or ":" followed by at most 5 digits
+// (RFC 3986 allows an empty port).
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	if p[0] != ':' || len(p) > 6 {
+		return false
+	}
+	for i := 1; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func isLoopbackHost(h string) bool {

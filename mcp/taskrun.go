@@ -434,7 +434,9 @@ func (r *taskRun) renew() {
 		r.cancel(errTaskCancelled)
 		return
 	case err != nil && r.ctx.Err() == nil:
-		ts.s.log.Warn("mcp: renewing a task's lease", "task", r.id, "err", err)
+		ts.storeFailed("mcp: renewing a task's lease", r.id, err)
+	case err == nil:
+		ts.storeOK()
 	}
 	r.mu.Lock()
 	if !r.settled {
@@ -505,7 +507,9 @@ func (r *taskRun) flushMessage() {
 		return true, nil
 	})
 	if err != nil && !errors.Is(err, ErrTaskNotFound) {
-		ts.s.log.Warn("mcp: storing a task's progress", "task", r.id, "err", err)
+		ts.storeFailed("mcp: storing a task's progress", r.id, err)
+	} else if err == nil {
+		ts.storeOK()
 	}
 	if err == nil && changed {
 		ts.changed(r.id)
@@ -601,4 +605,21 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 		return
 	}
 	go r.run(req)
+}
+
+// storeFailed logs a failed background write to the task store (a lease
+// renewal, a progress message) once per outage: while the store is down,
+// every running task would otherwise log one each heartbeat.
+func (ts *taskState) storeFailed(msg, id string, err error) {
+	if ts.storeDown.CompareAndSwap(false, true) {
+		ts.s.log.Warn(msg+"; the task store is unavailable, further failures are not logged until it recovers", "task", id, "err", err)
+	}
+}
+
+// storeOK notes a successful background write, logging the recovery from
+// an outage storeFailed logged.
+func (ts *taskState) storeOK() {
+	if ts.storeDown.Load() && ts.storeDown.CompareAndSwap(true, false) {
+		ts.s.log.Info("mcp: the task store is reachable again")
+	}
 }
