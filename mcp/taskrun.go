@@ -236,13 +236,6 @@ func (r *taskRun) detach() bool {
 	return true
 }
 
-// inTask reports whether the run is in the task phase.
-func (r *taskRun) inTask() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.detached
-}
-
 // abandon gives up a task phase whose record could not be created: the
 // handler's outcome is dropped.
 func (r *taskRun) abandon(err error) {
