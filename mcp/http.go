@@ -136,7 +136,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
 	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
+	// The response counts against the in-flight budget while it is
+	// written, so that large responses being sent shed new requests.
+	s.quota.charge(int64(len(resp)))
 	sink.finish(resp, status)
+	s.quota.unadmit(int64(len(resp)))
 }
 
 // keepGrown makes buf, the pooled buffer whose tail out was, the array resp

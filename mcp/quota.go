@@ -53,6 +53,12 @@ type QuotaOptions struct {
 	// busy". Default 256 MiB (64 requests of the default
 	// MaxMessageBytes). Off removes it.
 	MaxInFlightBytes int64
+	// MaxResponseBytes bounds one encoded response of the modern era: a
+	// result that encodes to more (a tool echoing 4 MiB of invalid UTF-8
+	// grows sixfold as escapes) is replaced with the error -32603
+	// "Response too large", data {"quota":"maxResponseBytes","limit":N}.
+	// Default 16 MiB. Off removes it.
+	MaxResponseBytes int
 }
 
 // The quotas a client may exceed, by their names in error data.
@@ -80,6 +86,7 @@ type quotas struct {
 	counts map[string]*[numQuotas]int32
 
 	maxInFlight int64 // Off: unlimited
+	maxResponse int   // Off: unlimited
 	inFlight    atomic.Int64
 }
 
@@ -93,6 +100,17 @@ func (q *quotas) init(o *QuotaOptions) {
 	q.trusted = append([]netip.Prefix(nil), o.TrustedProxies...)
 	q.counts = map[string]*[numQuotas]int32{}
 	q.maxInFlight = offSetting(o.MaxInFlightBytes, 256<<20)
+	q.maxResponse = offSetting(o.MaxResponseBytes, 16<<20)
+}
+
+// responseTooLarge is the error that replaces a response of n bytes past
+// MaxResponseBytes.
+func (q *quotas) responseTooLarge(n int) *Error {
+	return &Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: "Response too large: the result encodes to " + strconv.Itoa(n) + " bytes, more than this server sends (" + strconv.Itoa(q.maxResponse) + ")",
+		Data:    json.RawMessage(`{"quota":"maxResponseBytes","limit":` + strconv.Itoa(q.maxResponse) + `}`),
+	}
 }
 
 // take counts one more held resource of kind for client, or fails with the
@@ -173,6 +191,14 @@ func (q *quotas) admit(n int64) bool {
 		return false
 	}
 	return true
+}
+
+// charge counts n bytes in flight without a check (a response already
+// built); it is followed by unadmit(n).
+func (q *quotas) charge(n int64) {
+	if q.maxInFlight >= 0 {
+		q.inFlight.Add(n)
+	}
 }
 
 func (q *quotas) unadmit(n int64) {

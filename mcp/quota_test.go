@@ -281,3 +281,23 @@ func TestQuotaTasks(t *testing.T) {
 	}
 	t.Fatal("the task quota was not released when the handlers returned")
 }
+
+// TestMaxResponseBytes: a result that encodes to more than
+// MaxResponseBytes (here invalid UTF-8, which grows sixfold as \ufffd
+// escapes) is replaced with an error naming the bound.
+func TestMaxResponseBytes(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxResponseBytes: 4000}})
+	type in struct {
+		N int `json:"n"`
+	}
+	AddTool(s, &Tool{Name: "junk", Description: "Invalid UTF-8."}, func(ctx context.Context, req *ToolRequest, in in) (string, error) {
+		return strings.Repeat("\xff", in.N), nil
+	})
+	if r := call(t, s, "tools/call", `{"name":"junk","arguments":{"n":100}}`); r.Error != nil {
+		t.Fatalf("small result: %+v", r.Error)
+	}
+	r := call(t, s, "tools/call", `{"name":"junk","arguments":{"n":1000}}`)
+	if r.Error == nil || r.Error.Code != -32603 || string(r.Error.Data) != `{"quota":"maxResponseBytes","limit":4000}` {
+		t.Errorf("1000 invalid bytes: %+v, want -32603 naming maxResponseBytes", r.Error)
+	}
+}

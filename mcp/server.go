@@ -162,11 +162,10 @@ type Server struct {
 
 	shuttingDown atomic.Bool // Shutdown was called (Ready)
 
-	mu    sync.Mutex // guards reg, rebuilding snap, and pending
-	reg   registry
-	snap  atomic.Pointer[snapshot]
-	bufs  sync.Pool
-	nexts atomic.Uint64
+	mu   sync.Mutex // guards reg, rebuilding snap, and pending
+	reg  registry
+	snap atomic.Pointer[snapshot]
+	bufs sync.Pool
 	// clientInfo holds recently decoded clientInfo values (meta.go),
 	// reused while requests carry the same bytes: a client sends the same
 	// on each request.
