@@ -122,7 +122,7 @@ func decodeContentFast(raw []byte) (Content, error) {
 	if !isText || other || typeSeen != 1 || !hasText {
 		return DecodeContent(raw)
 	}
-	s, ok := jsonscan.String(text)
+	s, ok := decodeString(text)
 	if !ok {
 		return nil, errors.New("content: text is not a string")
 	}
@@ -164,10 +164,11 @@ func (r *CallToolResult) UnmarshalJSON(b []byte) error {
 				return errors.New("isError must be a boolean")
 			}
 		case m.KeyIs("_meta"):
-			r.Meta = nil
-			if err := json.Unmarshal(m.Value, &r.Meta); err != nil {
+			meta, err := decodeResultMeta(m.Value)
+			if err != nil {
 				return fmt.Errorf("_meta: %w", err)
 			}
+			r.Meta = meta
 		}
 	}
 	return nil

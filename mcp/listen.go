@@ -395,7 +395,7 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	defer x.s.listen.close(st.sub)
 	for {
 		if !st.sub.wait(ctx) {
-			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, requestCancelled(ctx)
 		}
 		if out, end, err := st.flush(ctx, dst); end {
 			return out, err

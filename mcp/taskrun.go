@@ -70,8 +70,12 @@ var progressGap = 200 * time.Millisecond
 // errTaskCancelled is the cause with which tasks/cancel cancels a handler.
 var errTaskCancelled = errors.New("mcp: task cancelled by the client")
 
-func (ts *taskState) newRun(t *toolEntry, x *exchange, id string) *taskRun {
-	ctx, cancel := context.WithCancelCause(context.Background())
+// newRun returns the run of task id. Its context keeps the values of
+// parent, the context of the request that started or resumed the task
+// (trace spans, loggers, whatever middleware put there), but not its
+// cancellation: the task outlives the request.
+func (ts *taskState) newRun(parent context.Context, t *toolEntry, x *exchange, id string) *taskRun {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	r := &taskRun{
 		ts: ts, t: t, x: x, id: id, ctx: ctx, cancel: cancel,
 		startCh: make(chan struct{}), doneCh: make(chan struct{}), created: make(chan struct{}),
@@ -115,7 +119,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 		return nil, err
 	}
 	tx := x.taskExchange(bytes.Clone(x.params))
-	r := ts.newRun(t, tx, ts.newID())
+	r := ts.newRun(ctx, t, tx, ts.newID())
 	r.client = client
 	req := tx.toolRequest(name)
 	if err := r.openRound(req, nil); err != nil {
@@ -146,7 +150,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 			r.abandon(ctx.Err())
 		}
 		r.cancel(context.Cause(ctx))
-		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		return nil, requestCancelled(ctx)
 	}
 	detached := r.detach()
 	tx.finish() // request-scoped notifications end with the sync phase
@@ -565,13 +569,13 @@ func (ts *taskState) deliver(ctx context.Context, x *exchange, t *TaskRecord, re
 		}
 		return nil
 	}
-	ts.resume(t, x.info.Principal)
+	ts.resume(ctx, t, x.info.Principal)
 	return nil
 }
 
 // resume runs the handler of a task again, with the answers its record
 // holds; the caller reserved the handler slot.
-func (ts *taskState) resume(t *TaskRecord, p *Principal) {
+func (ts *taskState) resume(ctx context.Context, t *TaskRecord, p *Principal) {
 	s := ts.s
 	sn := s.snapshot()
 	te := sn.tools[t.Tool]
@@ -588,7 +592,7 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 	if te == nil || te.tool.TaskSupport == TaskNone {
 		te = &toolEntry{tool: Tool{Name: t.Tool}}
 	}
-	r := ts.newRun(te, x, t.ID)
+	r := ts.newRun(ctx, te, x, t.ID)
 	r.detached = true
 	r.registered()
 	req := x.toolRequest(t.Tool)
