@@ -47,22 +47,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
 		return
 	}
-	// The in-flight byte budget: a body's declared length is reserved
-	// before it is read, and what it really holds once it is.
-	declared := max(r.ContentLength, 0)
-	if !s.quota.admit(declared) {
-		writeHTTPError(w, jsonrpc.ID{}, errBusy)
-		return
+	// The in-flight byte budget counts bodies of countedBytes or more (the
+	// small ones are bounded by the connections that carry them, and
+	// skipping them keeps the common request free of shared counters): a
+	// body's declared length is reserved before it is read, and what it
+	// really holds once it is.
+	var counted int64
+	if r.ContentLength >= countedBytes {
+		if !s.quota.admit(r.ContentLength) {
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+			return
+		}
+		counted = r.ContentLength
 	}
 	buf := s.getBuf()
 	defer s.putBuf(buf)
 	body, err := readBody(r.Body, *buf, s.maxBody)
-	if extra := int64(len(body)) - declared; extra > 0 && !s.quota.admit(extra) {
-		s.quota.unadmit(declared)
-		writeHTTPError(w, jsonrpc.ID{}, errBusy)
-		return
-	} else {
-		defer s.quota.unadmit(max(int64(len(body)), declared))
+	if n := int64(len(body)); n >= countedBytes && n > counted {
+		if !s.quota.admit(n - counted) {
+			s.quota.unadmit(counted)
+			*buf = body[:0]
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+			return
+		}
+		counted = n
+	}
+	if counted > 0 {
+		defer s.quota.unadmit(counted)
 	}
 	*buf = body[:0]
 	if err != nil {
@@ -138,9 +149,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	keepGrown(buf, out, resp)
 	// The response counts against the in-flight budget while it is
 	// written, so that large responses being sent shed new requests.
-	s.quota.charge(int64(len(resp)))
+	if n := int64(len(resp)); n >= countedBytes {
+		s.quota.charge(n)
+		defer s.quota.unadmit(n)
+	}
 	sink.finish(resp, status)
-	s.quota.unadmit(int64(len(resp)))
 }
 
 // keepGrown makes buf, the pooled buffer whose tail out was, the array resp

@@ -48,7 +48,8 @@ type QuotaOptions struct {
 	// client shares the balancer's address and quota.
 	TrustedProxies []netip.Prefix
 	// MaxInFlightBytes bounds the total size of the HTTP request bodies
-	// being handled at once, server-wide. A request that would pass it is
+	// being handled and responses being written at once, server-wide,
+	// counting those of 64 KiB or more. A request that would pass it is
 	// shed with 503, Retry-After and the JSON-RPC error -32603 "Server
 	// busy". Default 256 MiB (64 requests of the default
 	// MaxMessageBytes). Off removes it.
@@ -70,6 +71,10 @@ const (
 )
 
 var quotaNames = [numQuotas]string{"maxTasksPerClient", "maxSubscriptionsPerClient", "maxSessionsPerClient"}
+
+// countedBytes is the least size of a request body or response that the
+// in-flight byte budget counts.
+const countedBytes = 64 << 10
 
 // quotaRetryAfter is the Retry-After, in seconds, of 429 and 503 answers.
 const quotaRetryAfter = "1"

@@ -212,9 +212,10 @@ func testQuotaListen(t *testing.T, parking bool) {
 }
 
 // TestInFlightBytes: a request that would take the request bytes in flight
-// past MaxInFlightBytes is shed with 503 and Retry-After.
+// past MaxInFlightBytes is shed with 503 and Retry-After (bodies of 64 KiB
+// or more are counted).
 func TestInFlightBytes(t *testing.T) {
-	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightBytes: 300}})
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightBytes: 100 << 10}})
 	small := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `}}}`
 	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(small))
 	r.Header.Set("Content-Type", "application/json")
@@ -225,7 +226,7 @@ func TestInFlightBytes(t *testing.T) {
 	if w.Code != 200 {
 		t.Fatalf("small request: %d %s", w.Code, w.Body)
 	}
-	big := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `},"pad":"` + strings.Repeat("x", 400) + `"}}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `},"pad":"` + strings.Repeat("x", 120<<10) + `"}}`
 	r = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(big))
 	r.Header.Set("Content-Type", "application/json")
 	w = httptest.NewRecorder()

@@ -367,7 +367,7 @@ SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-auth-ext tasks skills"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
-  for name in "${STEPS[@]}"; do printf '%-28s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
+  for name in "${STEPS[@]}"; do printf '%-32s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
   exit 0
 fi
 
@@ -444,7 +444,7 @@ for name in "${STEPS[@]}"; do
     skipped) colour=$C_YELLOW ;;
     *) colour=$C_RED failed=1 ;;
   esac
-  printf '  %s%-8s%s %-28s %s\n' "$colour" "$res" "$C_OFF" "$name" \
+  printf '  %s%-8s%s %-32s %s\n' "$colour" "$res" "$C_OFF" "$name" \
     "${STEP_TIME[$name]:+${STEP_TIME[$name]}s}${STEP_NOTE[$name]:+ ${STEP_NOTE[$name]}}"
 done
 if [[ -f $TMP/go.state ]]; then
