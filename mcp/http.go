@@ -47,8 +47,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
 		return
 	}
-	// The in-flight byte budget: a body's declared length is reserved
-	// before it is read, and what it really holds once it is.
+	// Admission (quota.go), before the body is read: a slot of the
+	// in-flight requests, then the in-flight byte budget, where a body's
+	// declared length is reserved before it is read, and what it really
+	// holds once it is.
+	if !s.quota.enter() {
+		writeHTTPError(w, jsonrpc.ID{}, s.quota.busyRequests)
+		return
+	}
+	slot := true
+	defer func() {
+		if slot {
+			s.quota.exit()
+		}
+	}()
 	declared := max(r.ContentLength, 0)
 	if !s.quota.admit(declared) {
 		writeHTTPError(w, jsonrpc.ID{}, errBusy)
@@ -112,6 +124,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.Method == methodListen {
+		// A listen stream is held by MaxSubscriptions, not by the
+		// in-flight requests.
+		slot = false
+		s.quota.exit()
 		// A listen stream that cannot be parked (park.go: HTTP/2, a
 		// ResponseWriter without Hijack, DisableListenParking) stays in
 		// handle for as long as it is open, and holds no pooled buffer
