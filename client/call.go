@@ -295,7 +295,8 @@ func (c *Client) isClosed() bool {
 
 // Call sends any request (a custom method, say) with params (nil, or a
 // value that encodes to a JSON object) and returns the raw result. The
-// era's _meta and headers are added as for every other call.
+// era's _meta and headers are added as for every other call; keys of the
+// params' own _meta are kept (WithMeta keys win over them).
 func (c *Client) Call(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
 	p := map[string]any{}
 	if params != nil {
@@ -309,6 +310,19 @@ func (c *Client) Call(ctx context.Context, method string, params any, opts ...Ca
 		}
 		for k, v := range obj {
 			if k == "_meta" {
+				// The params' own _meta keys go with the request, under
+				// those of WithMeta.
+				var meta map[string]json.RawMessage
+				if err := json.Unmarshal(v, &meta); err != nil {
+					return nil, fmt.Errorf("client: %s: params._meta must be an object", method)
+				}
+				if len(meta) > 0 {
+					m := make(map[string]any, len(meta))
+					for mk, mv := range meta {
+						m[mk] = mv
+					}
+					opts = append([]CallOption{WithMeta(m)}, opts...)
+				}
 				continue
 			}
 			p[k] = v

@@ -233,6 +233,12 @@ func resultTypeOf(res json.RawMessage) string {
 	if !ok {
 		return ""
 	}
+	// The usual values without a copy.
+	for _, known := range [...]string{"complete", "input_required", "task"} {
+		if jsonscan.StringEqual(v, known) {
+			return known
+		}
+	}
 	s, _ := jsonscan.String(v)
 	return s
 }

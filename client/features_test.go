@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -126,7 +127,13 @@ func TestNoHandlerDeclaresNothing(t *testing.T) {
 	}
 }
 
+// TestTask runs in a synctest bubble: the polls wait the server's
+// pollIntervalMs on the fake clock.
 func TestTask(t *testing.T) {
+	synctest.Test(t, testTask)
+}
+
+func testTask(t *testing.T) {
 	s := inputServer(t)
 	ctx := context.Background()
 	c, err := client.Connect(ctx, &client.MemoryTransport{Server: s}, inputOptions(client.EraModern))

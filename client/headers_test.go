@@ -127,3 +127,42 @@ func TestParamHeaders(t *testing.T) {
 		t.Errorf("a null argument was mirrored: %v", params)
 	}
 }
+
+// Call keeps the params' own _meta keys next to the required ones.
+func TestCallKeepsMeta(t *testing.T) {
+	var seen json.RawMessage
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Meta json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		json.Unmarshal(body, &req)
+		w.Header().Set("Content-Type", "application/json")
+		result := `{}`
+		if req.Method == "server/discover" {
+			result = `{"supportedVersions":["2026-07-28"],"capabilities":{}}`
+		} else {
+			seen = req.Params.Meta
+		}
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`))
+	}))
+	defer hs.Close()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Call(ctx, "x/custom", map[string]any{"_meta": map[string]any{"trace": "t1", "both": "params"}}, client.WithMeta(map[string]any{"both": "option"})); err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	json.Unmarshal(seen, &meta)
+	if meta["trace"] != "t1" || meta["both"] != "option" || meta["io.modelcontextprotocol/protocolVersion"] != "2026-07-28" {
+		t.Errorf("_meta sent = %s", seen)
+	}
+}

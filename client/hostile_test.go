@@ -131,15 +131,20 @@ func isProtocolError(err error) bool {
 // A stdio server that answers with the wrong id, or with garbage, leaves
 // the call to its timeout rather than hanging it.
 func TestHostileStdio(t *testing.T) {
-	for _, mode := range []string{"wrong-id", "garbage"} {
+	for mode, want := range map[string]error{"wrong-id": client.ErrTimeout, "garbage": client.ErrTimeout, "huge": client.ErrTooLarge} {
 		t.Run(mode, func(t *testing.T) {
-			c, err := client.Connect(context.Background(), selfCommand(mode), &client.Options{Timeout: 300 * time.Millisecond, Era: client.EraModern})
+			c, err := client.Connect(context.Background(), selfCommand(mode), &client.Options{Timeout: 5 * time.Second, Era: client.EraModern})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if _, err := c.CallTool(context.Background(), "t", nil); !errors.Is(err, client.ErrTimeout) {
-				t.Errorf("CallTool = %v, want ErrTimeout", err)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			if mode == "huge" {
+				ctx = context.Background()
+			}
+			if _, err := c.CallTool(ctx, "t", nil); !errors.Is(err, want) {
+				t.Errorf("CallTool = %v, want %v", err, want)
 			}
 		})
 	}
@@ -161,6 +166,8 @@ func hostileStdio(mode string) {
 		case req.Method == "server/discover":
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}` + "\n")
 		case req.ID == nil:
+		case mode == "huge":
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}}` + "\n")
 		case mode == "wrong-id":
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":"not-yours","result":{}}` + "\n")
 		default:

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 	case "serve":
 		testServer(nil).ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
-	case "wrong-id", "garbage":
+	case "wrong-id", "garbage", "huge":
 		hostileStdio(os.Getenv("MCPKIT_CLIENT_TEST_SERVER"))
 		os.Exit(0)
 	case "crash":

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -104,14 +106,20 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 }
 
 func decodeToolResult(name string, res json.RawMessage) (*mcp.CallToolResult, error) {
-	var out mcp.CallToolResult
-	if err := json.Unmarshal(res, &out); err != nil {
+	out := new(mcp.CallToolResult)
+	// UnmarshalJSON without json.Unmarshal's own pass over the result
+	// (and its allocations); it needs valid JSON, which jsonscan checks
+	// (the depth too).
+	if !jsonscan.Valid(res) {
+		return nil, &ProtocolError{Method: "tools/call", Msg: "malformed CallToolResult: not valid JSON (or nested deeper than " + strconv.Itoa(jsonscan.MaxDepth) + ")"}
+	}
+	if err := out.UnmarshalJSON(res); err != nil {
 		return nil, &ProtocolError{Method: "tools/call", Msg: "malformed CallToolResult: " + err.Error()}
 	}
 	if out.IsError {
-		return &out, &ToolError{Name: name, Result: &out}
+		return out, &ToolError{Name: name, Result: out}
 	}
-	return &out, nil
+	return out, nil
 }
 
 // Get polls the task once with tasks/get.

@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -48,7 +47,8 @@ func TestMain(m *testing.M) {
 	mcpkitBin = filepath.Join(dir, "mcpkit")
 	gocmd, err := exec.LookPath("go")
 	if err != nil {
-		gocmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		fmt.Fprintln(os.Stderr, "the go command is not on PATH:", err)
+		os.Exit(1)
 	}
 	// Built in the root module, as users build it, with that module's
 	// dependencies and checksums.

@@ -21,7 +21,7 @@ type argsAll struct {
 	Plain string
 	Skip  string `json:"-"`
 	Level LogLevel
-	priv  string
+	priv  string //lint:ignore U1000 an unexported field, which decoding must leave alone
 }
 
 type argsText struct{ T textArg }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,43 +58,118 @@ func DecodeContent(raw json.RawMessage) (Content, error) {
 }
 
 func decodeContents(raw json.RawMessage) ([]Content, error) {
-	if k := jsonscan.Kind(raw); k == 0 || k == 'n' {
+	switch jsonscan.Kind(raw) {
+	case 0, 'n':
 		return nil, nil
+	case '[':
+	default:
+		return nil, errors.New("content must be an array")
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, fmt.Errorf("content must be an array: %w", err)
+	if !json.Valid(raw) {
+		return nil, errors.New("content is not valid JSON")
 	}
-	out := make([]Content, 0, len(items))
-	for _, it := range items {
-		c, err := DecodeContent(it)
+	var out []Content
+	i := jsonscan.SkipSpace(raw, 0) + 1
+	for {
+		i = jsonscan.SkipSpace(raw, i)
+		if i >= len(raw) || raw[i] == ']' {
+			break
+		}
+		if raw[i] == ',' {
+			i++
+			continue
+		}
+		end := jsonscan.SkipValue(raw, i)
+		c, err := decodeContentFast(raw[i:end])
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
+		i = end
+	}
+	if out == nil {
+		out = []Content{}
 	}
 	return out, nil
 }
 
+// decodeContentFast decodes a text content item in place, and any other
+// through DecodeContent.
+func decodeContentFast(raw []byte) (Content, error) {
+	it, ok := jsonscan.Object(raw)
+	if !ok {
+		return DecodeContent(raw)
+	}
+	var (
+		m        jsonscan.Member
+		text     []byte
+		isText   bool
+		other    bool
+		hasText  bool
+		typeSeen int
+	)
+	for it.Next(&m) {
+		switch {
+		case m.KeyIs("type"):
+			typeSeen++
+			isText = jsonscan.StringEqual(m.Value, "text")
+		case m.KeyIs("text"):
+			text, hasText = m.Value, true
+		default:
+			other = true // annotations, _meta...: the general path
+		}
+	}
+	if !isText || other || typeSeen != 1 || !hasText {
+		return DecodeContent(raw)
+	}
+	s, ok := decodeString(text)
+	if !ok {
+		return nil, errors.New("content: text is not a string")
+	}
+	return &TextContent{Text: s}, nil
+}
+
 // UnmarshalJSON implements json.Unmarshaler: a CallToolResult as a server
-// sends it. StructuredContent is kept as a json.RawMessage.
+// sends it. StructuredContent is kept as a json.RawMessage. It walks the
+// result in place (encoding/json has checked it is valid JSON), decoding
+// text content without reflection.
 func (r *CallToolResult) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Content           json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-		Meta              Meta            `json:"_meta"`
+	it, ok := jsonscan.Object(b)
+	if !ok {
+		return errors.New("a CallToolResult must be an object")
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	content, err := decodeContents(w.Content)
-	if err != nil {
-		return err
-	}
-	*r = CallToolResult{Content: content, IsError: w.IsError, Meta: w.Meta}
-	if k := jsonscan.Kind(w.StructuredContent); k != 0 && k != 'n' {
-		r.StructuredContent = w.StructuredContent
+	*r = CallToolResult{}
+	var m jsonscan.Member
+	for it.Next(&m) {
+		switch {
+		case m.KeyIs("content"):
+			content, err := decodeContents(m.Value)
+			if err != nil {
+				return err
+			}
+			r.Content = content
+		case m.KeyIs("structuredContent"):
+			if k := jsonscan.Kind(m.Value); k != 0 && k != 'n' {
+				r.StructuredContent = json.RawMessage(bytes.Clone(m.Value))
+			} else {
+				r.StructuredContent = nil
+			}
+		case m.KeyIs("isError"):
+			switch string(m.Value) {
+			case "true":
+				r.IsError = true
+			case "false", "null":
+				r.IsError = false
+			default:
+				return errors.New("isError must be a boolean")
+			}
+		case m.KeyIs("_meta"):
+			meta, err := decodeResultMeta(m.Value)
+			if err != nil {
+				return fmt.Errorf("_meta: %w", err)
+			}
+			r.Meta = meta
+		}
 	}
 	return nil
 }

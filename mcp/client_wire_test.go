@@ -32,8 +32,25 @@ func TestClientWireRoundTrip(t *testing.T) {
 			t.Errorf("round trip of %s (-want +got):\n%s", raw, diff)
 		}
 	}
+	prio := 0.5
+	tool := &CallToolResult{
+		Content:           append([]Content{&TextContent{Text: "plain \"quoted\" ✓"}, &TextContent{Text: "annotated", Annotations: &Annotations{Priority: &prio}}}, contents...),
+		StructuredContent: json.RawMessage(`{"a":1}`),
+		IsError:           true,
+	}
+	raw, err := json.Marshal(tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotTool CallToolResult
+	if err := json.Unmarshal(raw, &gotTool); err != nil {
+		t.Fatalf("CallToolResult %s: %v", raw, err)
+	}
+	if diff := cmp.Diff(tool, &gotTool); diff != "" {
+		t.Errorf("CallToolResult round trip of %s (-want +got):\n%s", raw, diff)
+	}
 	res := &CreateMessageResult{Role: RoleAssistant, Model: "m", Content: []Content{&TextContent{Text: "x"}}}
-	raw, _ := json.Marshal(res)
+	raw, _ = json.Marshal(res)
 	back, err := decodeSamplingResult(raw)
 	if err != nil || back.Text() != "x" || back.Model != "m" {
 		t.Errorf("sampling result %s decoded to %+v, %v", raw, back, err)

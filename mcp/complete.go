@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // maxCompletions is the most values one completion/complete result holds.
@@ -178,8 +176,8 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 		req.requestBase, req.Info = requestBase{x: x}, info
 		r, err := h(ctx, req)
 		if err != nil {
-			if _, ok := asError(err); !ok && ctx.Err() != nil {
-				return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			if e := cancelled(ctx, err); e != nil {
+				return nil, e
 			}
 			return nil, fmt.Errorf("completing %s: %w", argName, err)
 		}

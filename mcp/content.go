@@ -5,7 +5,9 @@ import (
 )
 
 // Content is one item of tool output or of a prompt message: *TextContent,
-// *ImageContent, *AudioContent, *ResourceLink or *EmbeddedResource.
+// *ImageContent, *AudioContent, *ResourceLink or *EmbeddedResource. In
+// sampling messages and results it may also be a *ToolUseContent or a
+// *ToolResultContent.
 type Content interface {
 	// contentType returns the wire "type" of the content.
 	contentType() string
@@ -154,4 +156,63 @@ func nonNil(b []byte) []byte {
 		return []byte{}
 	}
 	return b
+}
+
+// ToolUseContent is a language model's call of a tool, in a sampling
+// result (CreateMessageResult, StopReason "toolUse") or in an assistant
+// message of a later sampling request.
+type ToolUseContent struct {
+	// ID identifies the call; the ToolResultContent of its result names it.
+	ID string
+	// Name is the tool's name.
+	Name string
+	// Input is the arguments object.
+	Input json.RawMessage
+	Meta  Meta
+}
+
+// ToolResultContent is the result of a ToolUseContent, sent back to the
+// model in a user message of the next sampling request. Its Content holds
+// *TextContent, *ImageContent or *AudioContent items.
+type ToolResultContent struct {
+	// ToolUseID is the ID of the ToolUseContent this answers.
+	ToolUseID         string
+	Content           []Content
+	StructuredContent json.RawMessage
+	IsError           bool
+	Meta              Meta
+}
+
+func (*ToolUseContent) contentType() string    { return "tool_use" }
+func (*ToolResultContent) contentType() string { return "tool_result" }
+
+// MarshalJSON implements json.Marshaler.
+func (c *ToolUseContent) MarshalJSON() ([]byte, error) {
+	input := c.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	return json.Marshal(struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+		Meta  Meta            `json:"_meta,omitempty"`
+	}{"tool_use", c.ID, c.Name, input, c.Meta})
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c *ToolResultContent) MarshalJSON() ([]byte, error) {
+	content := c.Content
+	if content == nil {
+		content = []Content{}
+	}
+	return json.Marshal(struct {
+		Type              string          `json:"type"`
+		ToolUseID         string          `json:"toolUseId"`
+		Content           []Content       `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+		IsError           bool            `json:"isError,omitempty"`
+		Meta              Meta            `json:"_meta,omitempty"`
+	}{"tool_result", c.ToolUseID, content, c.StructuredContent, c.IsError, c.Meta})
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -135,6 +136,23 @@ var (
 	errForbiddenHost    = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Forbidden: Host not allowed", status: http.StatusForbidden}
 	errResponseNotExp   = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the server sent no request this could answer"}
 )
+
+// cancelled is the epilogue every handler call shares: for an ordinary
+// error (not a protocol *Error) of a handler whose request was cancelled,
+// it returns the "Request cancelled" error the request is answered with
+// (if anyone still listens) instead of the handler's error; otherwise nil.
+func cancelled(ctx context.Context, err error) *Error {
+	if _, ok := asError(err); !ok && ctx.Err() != nil {
+		return requestCancelled(ctx)
+	}
+	return nil
+}
+
+// requestCancelled is the answer to a request whose context ended before
+// it was answered.
+func requestCancelled(ctx context.Context) *Error {
+	return &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+}
 
 // InvalidParams returns the protocol error jsonrpc.CodeInvalidParams with
 // message msg.

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"runtime/debug"
 	"sync"
@@ -90,6 +89,9 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	mark := len(dst)
 	out, err := x.run(ctx, h, dst)
+	if err == nil && s.quota.maxResponse >= 0 && len(out)-mark > s.quota.maxResponse {
+		err = s.quota.responseTooLarge(len(out) - mark)
+	}
 	x.finish()
 	if err != nil {
 		return s.answerError(x, n, err, dst[:mark])
@@ -348,16 +350,4 @@ func cursorParam(params []byte) (string, error) {
 		return "", InvalidParams("Invalid params: cursor must be a string")
 	}
 	return c, nil
-}
-
-// decodeParams decodes the request params into v, reporting -32602 on
-// failure.
-func decodeParams(params []byte, v any) error {
-	if len(params) == 0 {
-		return nil
-	}
-	if err := json.Unmarshal(params, v); err != nil {
-		return &Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: " + err.Error(), Err: err}
-	}
-	return nil
 }

@@ -48,9 +48,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Admission (quota.go), before the body is read: a slot of the
-	// in-flight requests, then the in-flight byte budget, where a body's
-	// declared length is reserved before it is read, and what it really
-	// holds once it is.
+	// in-flight requests first.
 	if !s.quota.enter() {
 		writeHTTPError(w, jsonrpc.ID{}, s.quota.busyRequests)
 		return
@@ -61,20 +59,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.quota.exit()
 		}
 	}()
-	declared := max(r.ContentLength, 0)
-	if !s.quota.admit(declared) {
-		writeHTTPError(w, jsonrpc.ID{}, errBusy)
-		return
+	// The in-flight byte budget counts bodies of countedBytes or more (the
+	// small ones are bounded by the connections that carry them, and
+	// skipping them keeps the common request free of shared counters): a
+	// body's declared length is reserved before it is read, and what it
+	// really holds once it is.
+	var counted int64
+	if r.ContentLength >= countedBytes {
+		if !s.quota.admit(r.ContentLength) {
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+			return
+		}
+		counted = r.ContentLength
 	}
 	buf := s.getBuf()
 	defer s.putBuf(buf)
 	body, err := readBody(r.Body, *buf, s.maxBody)
-	if extra := int64(len(body)) - declared; extra > 0 && !s.quota.admit(extra) {
-		s.quota.unadmit(declared)
-		writeHTTPError(w, jsonrpc.ID{}, errBusy)
-		return
-	} else {
-		defer s.quota.unadmit(max(int64(len(body)), declared))
+	if n := int64(len(body)); n >= countedBytes && n > counted {
+		if !s.quota.admit(n - counted) {
+			s.quota.unadmit(counted)
+			*buf = body[:0]
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+			return
+		}
+		counted = n
+	}
+	if counted > 0 {
+		defer s.quota.unadmit(counted)
 	}
 	*buf = body[:0]
 	if err != nil {
@@ -152,6 +163,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
 	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
+	// The response counts against the in-flight budget while it is
+	// written, so that large responses being sent shed new requests.
+	if n := int64(len(resp)); n >= countedBytes {
+		s.quota.charge(n)
+		defer s.quota.unadmit(n)
+	}
 	sink.finish(resp, status)
 }
 
@@ -428,7 +445,9 @@ func acceptsSSE(v []string) bool {
 // origins holds the request's Origin header values.
 func (s *Server) checkOrigin(r *http.Request, origins []string) *Error {
 	if len(origins) > 0 {
-		if !s.originAllowed(origins[0]) {
+		// A request has at most one Origin (RFC 6454): a second one could
+		// be what a proxy or browser acts on, so it is refused, not skipped.
+		if len(origins) > 1 || !s.originAllowed(origins[0]) {
 			return errForbiddenOrigin
 		}
 	}
@@ -472,18 +491,41 @@ func (s *Server) hostAllowed(host string) bool {
 }
 
 // hostName returns the host part of a Host header value (without port or
-// IPv6 brackets).
+// IPv6 brackets), or "" when the value is not host, host:port, [ipv6] or
+// [ipv6]:port with a port of digits: "localhost:evil" and "[::1]evil.com"
+// name no host.
 func hostName(host string) string {
 	if strings.HasPrefix(host, "[") {
-		if i := strings.IndexByte(host, ']'); i > 0 {
-			return host[1:i]
+		i := strings.IndexByte(host, ']')
+		if i < 0 || !validPort(host[i+1:]) {
+			return ""
 		}
-		return host
+		return host[1:i]
 	}
-	if i := strings.IndexByte(host, ':'); i >= 0 && strings.IndexByte(host[i+1:], ':') < 0 {
+	if i := strings.IndexByte(host, ':'); i >= 0 {
+		if strings.IndexByte(host[i+1:], ':') >= 0 || !validPort(host[i:]) {
+			return "" // a bare IPv6 address is not a Host value
+		}
 		return host[:i]
 	}
 	return host
+}
+
+// validPort reports whether p is empty or ":" followed by at most 5 digits
+// (RFC 3986 allows an empty port).
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	if p[0] != ':' || len(p) > 6 {
+		return false
+	}
+	for i := 1; i < len(p); i++ {
+		if p[i] < '0' || p[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func isLoopbackHost(h string) bool {

@@ -102,12 +102,31 @@ type CreateMessageParams struct {
 	// "allServers", which need the client's sampling.context capability.
 	IncludeContext string `json:"includeContext,omitempty"`
 	// Metadata is passed through to the model provider.
-	Metadata any  `json:"metadata,omitempty"`
-	Meta     Meta `json:"_meta,omitempty"`
+	Metadata any `json:"metadata,omitempty"`
+	// Tools are tools the model may call during the generation; a call
+	// comes back as a *ToolUseContent in the result (StopReason
+	// "toolUse"), and its result goes in the next request's messages as a
+	// *ToolResultContent. They need the client's sampling.tools capability.
+	// Only the tools' Name, Title, Description, InputSchema, OutputSchema,
+	// Annotations, Icons and Meta are sent.
+	Tools []*Tool `json:"tools,omitempty"`
+	// ToolChoice controls whether the model uses Tools; nil means the
+	// client's default ("auto").
+	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
+	Meta       Meta        `json:"_meta,omitempty"`
+}
+
+// ToolChoice controls tool use in a sampling request.
+type ToolChoice struct {
+	// Mode is "auto" (the model decides), "required" (the model must use
+	// at least one tool) or "none" (it must not use any).
+	Mode string `json:"mode,omitempty"`
 }
 
 // SamplingMessage is one message of a sampling conversation. Content holds
-// *TextContent, *ImageContent or *AudioContent items.
+// *TextContent, *ImageContent, *AudioContent, *ToolUseContent (the model's
+// tool calls, in an assistant message) or *ToolResultContent (their
+// results, in a user message) items.
 type SamplingMessage struct {
 	Role    Role
 	Content []Content
@@ -145,7 +164,8 @@ type ModelHint struct {
 // CreateMessageResult is the message the client's model generated.
 type CreateMessageResult struct {
 	Role Role
-	// Content holds *TextContent, *ImageContent and *AudioContent items.
+	// Content holds *TextContent, *ImageContent and *AudioContent items,
+	// and *ToolUseContent items when the request offered Tools.
 	Content []Content
 	// Model names the model that generated the message.
 	Model string
@@ -337,10 +357,18 @@ func encodeSampling(p *CreateMessageParams) ([]byte, error) {
 			return nil, fmt.Errorf("message %d has no content", i)
 		}
 		for _, c := range m.Content {
-			switch c.(type) {
+			switch c := c.(type) {
 			case *TextContent, *ImageContent, *AudioContent:
+			case *ToolUseContent:
+				if c.ID == "" || c.Name == "" {
+					return nil, fmt.Errorf("message %d: tool use without id or name", i)
+				}
+			case *ToolResultContent:
+				if c.ToolUseID == "" {
+					return nil, fmt.Errorf("message %d: tool result without toolUseId", i)
+				}
 			default:
-				return nil, fmt.Errorf("message %d: sampling messages hold text, image or audio content, not %T", i, c)
+				return nil, fmt.Errorf("message %d: sampling messages hold text, image, audio, tool use or tool result content, not %T", i, c)
 			}
 		}
 	}
@@ -348,6 +376,21 @@ func encodeSampling(p *CreateMessageParams) ([]byte, error) {
 	case "", "none", "thisServer", "allServers":
 	default:
 		return nil, fmt.Errorf("unknown includeContext %q", p.IncludeContext)
+	}
+	for i, t := range p.Tools {
+		if t == nil || t.Name == "" {
+			return nil, fmt.Errorf("tool %d has no name", i)
+		}
+		if t.InputSchema == nil {
+			return nil, fmt.Errorf("tool %q has no InputSchema", t.Name)
+		}
+	}
+	if p.ToolChoice != nil {
+		switch p.ToolChoice.Mode {
+		case "", "auto", "required", "none":
+		default:
+			return nil, fmt.Errorf("unknown toolChoice mode %q", p.ToolChoice.Mode)
+		}
 	}
 	return json.Marshal(p)
 }
@@ -397,6 +440,15 @@ func decodeSamplingContent(raw []byte) (Content, error) {
 		MIMEType    string       `json:"mimeType"`
 		Annotations *Annotations `json:"annotations"`
 		Meta        Meta         `json:"_meta"`
+		// tool_use
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+		// tool_result
+		ToolUseID         string            `json:"toolUseId"`
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, err
@@ -411,6 +463,30 @@ func decodeSamplingContent(raw []byte) (Content, error) {
 		return &ImageContent{Data: w.Data, MIMEType: w.MIMEType, Annotations: w.Annotations, Meta: w.Meta}, nil
 	case "audio":
 		return &AudioContent{Data: w.Data, MIMEType: w.MIMEType, Annotations: w.Annotations, Meta: w.Meta}, nil
+	case "tool_use":
+		if w.ID == "" || w.Name == "" || jsonscan.Kind(w.Input) != '{' {
+			return nil, errors.New("tool_use content needs an id, a name and an input object")
+		}
+		return &ToolUseContent{ID: w.ID, Name: w.Name, Input: w.Input, Meta: w.Meta}, nil
+	case "tool_result":
+		if w.ToolUseID == "" {
+			return nil, errors.New("tool_result content without toolUseId")
+		}
+		r := &ToolResultContent{ToolUseID: w.ToolUseID, StructuredContent: w.StructuredContent, IsError: w.IsError, Meta: w.Meta}
+		for _, it := range w.Content {
+			c, err := decodeSamplingContent(it)
+			if err != nil {
+				return nil, fmt.Errorf("tool_result content: %w", err)
+			}
+			if _, nested := c.(*ToolUseContent); nested {
+				return nil, errors.New("tool_result content holds a tool_use")
+			}
+			if _, nested := c.(*ToolResultContent); nested {
+				return nil, errors.New("tool_result content holds a tool_result")
+			}
+			r.Content = append(r.Content, c)
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("unsupported sampling content type %q", w.Type)
 }

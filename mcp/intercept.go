@@ -147,9 +147,6 @@ type Outcome struct {
 	HTTPStatus int
 }
 
-// intercepting reports whether the server has interceptors.
-func (s *Server) intercepting() bool { return s.icpt != nil }
-
 // chain builds the CallHandler that runs the interceptors around the
 // call's own handler; NewServer builds it once.
 func (s *Server) chain() CallHandler {

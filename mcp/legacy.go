@@ -388,7 +388,7 @@ func (s *Server) initializeResult(version string) []byte {
 		Capabilities    legacyCapabilities `json:"capabilities"`
 		ServerInfo      Implementation     `json:"serverInfo"`
 		Instructions    string             `json:"instructions,omitempty"`
-	}{version, lc, Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version}, s.opts.Instructions}
+	}{version, lc, s.implementation(), s.opts.Instructions}
 	return mustMarshal(res)
 }
 

@@ -364,14 +364,6 @@ func (e *clientError) Error() string {
 	return "the client did not answer " + e.Method + ": " + e.Message
 }
 
-// call sends a request to the client through send (which writes one
-// complete message where the client reads it) and waits for the answer,
-// the client's error, the timeout, ctx or the end of the session. On
-// timeout or cancellation it tells the client with notifications/cancelled.
-func (ss *session) call(ctx context.Context, send func(msg []byte), method string, params []byte) (json.RawMessage, error) {
-	return ss.callID(ctx, send, ss.nextReq.Add(1), method, params)
-}
-
 // callID is call with the request's id, n, already taken from
 // ss.nextReq.
 func (ss *session) callID(ctx context.Context, send func(msg []byte), n int64, method string, params []byte) (json.RawMessage, error) {
@@ -599,13 +591,6 @@ func (m *sessions) removeLocal(ss *session) {
 	delete(m.local, ss)
 	m.mu.Unlock()
 	ss.close()
-}
-
-// any reports whether there are sessions at all.
-func (m *sessions) any() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.live)+len(m.local) > 0
 }
 
 // broadcast sends msg to every initialized session for which want says

@@ -177,10 +177,20 @@ func (sub *subscription) signal() {
 	}
 }
 
-// queue adds c to the stream's pending changes, or, when listenBuffer of
-// them already wait, marks the stream dropped and reports false.
+// queue adds c to the stream's pending changes unless an equal one waits
+// already, or, when listenBuffer different ones already wait, marks the
+// stream dropped and reports false.
 func (sub *subscription) queue(c Change) bool {
 	sub.mu.Lock()
+	// A change equal to one still waiting adds nothing: the client will
+	// re-read the list, resource or task once either way. Coalescing them
+	// keeps a burst of changes from dropping a client that keeps up.
+	for _, p := range sub.pending {
+		if p == c {
+			sub.mu.Unlock()
+			return true
+		}
+	}
 	ok := len(sub.pending) < listenBuffer
 	if ok {
 		sub.pending = append(sub.pending, c)
@@ -385,7 +395,7 @@ func handleListen(ctx context.Context, x *exchange, dst []byte) ([]byte, error) 
 	defer x.s.listen.close(st.sub)
 	for {
 		if !st.sub.wait(ctx) {
-			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+			return nil, requestCancelled(ctx)
 		}
 		if out, end, err := st.flush(ctx, dst); end {
 			return out, err

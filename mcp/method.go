@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // MethodRequest is what the handler of a custom method (AddMethod)
@@ -145,8 +143,8 @@ func (cm *customMethod) serve(ctx context.Context, x *exchange, dst []byte) ([]b
 	}
 	res, err := cm.handler(ctx, req)
 	if err != nil {
-		if _, ok := asError(err); !ok && ctx.Err() != nil {
-			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		if e := cancelled(ctx, err); e != nil {
+			return nil, e
 		}
 		if _, ok := asError(err); !ok && isInputRequired(err) {
 			return x.appendInputRequired(dst, &req.rd)

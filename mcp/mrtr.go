@@ -97,7 +97,14 @@ func (r *inputs) Elicit(key string, p *ElicitParams) (*ElicitResult, error) {
 // Sample asks the client's language model for a message and returns it
 // once the client sent it; until then it returns an *InputRequired error
 // that the handler must return, as Elicit does. It returns a -32021 *Error
-// when the request did not declare sampling.
+// when the request did not declare sampling (or sampling.tools, when p has
+// Tools or ToolChoice, or sampling.context for the deprecated
+// includeContext values).
+//
+// Revision 2026-07-28 deprecates sampling (SEP-2577): new servers should
+// integrate with a language model provider directly. It stays in the
+// specification for at least twelve months, and Sample keeps working for
+// the clients that declare it, in both eras.
 func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResult, error) {
 	params, perr := encodeSampling(p)
 	var res *CreateMessageResult
@@ -107,6 +114,9 @@ func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResul
 		}
 		if p != nil && (p.IncludeContext == "thisServer" || p.IncludeContext == "allServers") && c.Sampling.Context == nil {
 			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{Context: json.RawMessage("{}")}})
+		}
+		if p != nil && (len(p.Tools) > 0 || p.ToolChoice != nil) && c.Sampling.Tools == nil {
+			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{Tools: json.RawMessage("{}")}})
 		}
 		return nil
 	}, func(raw []byte) error {
@@ -124,6 +134,11 @@ func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResul
 // sent them; until then it returns an *InputRequired error that the handler
 // must return, as Elicit does. It returns a -32021 *Error when the request
 // did not declare roots.
+//
+// Revision 2026-07-28 deprecates roots (SEP-2577): new servers should take
+// directories as tool arguments or configuration instead. It stays in the
+// specification for at least twelve months, and ListRoots keeps working for
+// the clients that declare it, in both eras.
 func (r *inputs) ListRoots(key string) (*ListRootsResult, error) {
 	var res *ListRootsResult
 	err := r.resolve(key, inputRoots, []byte("{}"), nil, func(c *ClientCapabilities) *Error {

@@ -572,7 +572,7 @@ type signUp struct {
 	Subscribe bool    `json:"subscribe"`
 	Score     float64 `json:"score,omitzero"`
 	Skipped   string  `json:"-"`
-	hidden    string
+	hidden    string  //lint:ignore U1000 an unexported field, which schema inference must leave out
 }
 
 // TestElicitForm: the form is inferred from a struct, and the answer comes

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Prompt describes a prompt template as clients see it in prompts/list.
@@ -276,8 +274,8 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 	}
 	res, err := p.handler(ctx, req)
 	if err != nil {
-		if _, ok := asError(err); !ok && ctx.Err() != nil {
-			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		if e := cancelled(ctx, err); e != nil {
+			return nil, e
 		}
 		if _, ok := asError(err); !ok && isInputRequired(err) {
 			return x.appendInputRequired(dst, &req.rd)

@@ -48,11 +48,18 @@ type QuotaOptions struct {
 	// client shares the balancer's address and quota.
 	TrustedProxies []netip.Prefix
 	// MaxInFlightBytes bounds the total size of the HTTP request bodies
-	// being handled at once, server-wide. A request that would pass it is
+	// being handled and responses being written at once, server-wide,
+	// counting those of 64 KiB or more. A request that would pass it is
 	// shed with 503, Retry-After and the JSON-RPC error -32603 "Server
 	// busy". Default 256 MiB (64 requests of the default
 	// MaxMessageBytes). Off removes it.
 	MaxInFlightBytes int64
+	// MaxResponseBytes bounds one encoded response of the modern era: a
+	// result that encodes to more (a tool echoing 4 MiB of invalid UTF-8
+	// grows sixfold as escapes) is replaced with the error -32603
+	// "Response too large", data {"quota":"maxResponseBytes","limit":N}.
+	// Default 16 MiB. Off removes it.
+	MaxResponseBytes int
 	// MaxInFlightRequests bounds the HTTP requests being handled at once,
 	// server-wide, so that offered load past capacity is shed early
 	// (before the body is read) instead of queueing until every request
@@ -79,6 +86,10 @@ const (
 
 var quotaNames = [numQuotas]string{"maxTasksPerClient", "maxSubscriptionsPerClient", "maxSessionsPerClient"}
 
+// countedBytes is the least size of a request body or response that the
+// in-flight byte budget counts.
+const countedBytes = 64 << 10
+
 // quotaRetryAfter is the Retry-After, in seconds, of 429 and 503 answers.
 const quotaRetryAfter = "1"
 
@@ -94,6 +105,7 @@ type quotas struct {
 	counts map[string]*[numQuotas]int32
 
 	maxInFlight int64 // Off: unlimited
+	maxResponse int   // Off: unlimited
 	inFlight    atomic.Int64
 
 	maxRequests  int64 // Off: unlimited
@@ -111,6 +123,7 @@ func (q *quotas) init(o *QuotaOptions) {
 	q.trusted = append([]netip.Prefix(nil), o.TrustedProxies...)
 	q.counts = map[string]*[numQuotas]int32{}
 	q.maxInFlight = offSetting(o.MaxInFlightBytes, 256<<20)
+	q.maxResponse = offSetting(o.MaxResponseBytes, 16<<20)
 	q.maxRequests = int64(offSetting(o.MaxInFlightRequests, defaultMaxInFlightRequests))
 	q.busyRequests = &Error{
 		Code:    jsonrpc.CodeInternalError,
@@ -139,6 +152,16 @@ func (q *quotas) enter() bool {
 func (q *quotas) exit() {
 	if q.maxRequests >= 0 {
 		q.requests.Add(-1)
+	}
+}
+
+// responseTooLarge is the error that replaces a response of n bytes past
+// MaxResponseBytes.
+func (q *quotas) responseTooLarge(n int) *Error {
+	return &Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: "Response too large: the result encodes to " + strconv.Itoa(n) + " bytes, more than this server sends (" + strconv.Itoa(q.maxResponse) + ")",
+		Data:    json.RawMessage(`{"quota":"maxResponseBytes","limit":` + strconv.Itoa(q.maxResponse) + `}`),
 	}
 }
 
@@ -220,6 +243,14 @@ func (q *quotas) admit(n int64) bool {
 		return false
 	}
 	return true
+}
+
+// charge counts n bytes in flight without a check (a response already
+// built); it is followed by unadmit(n).
+func (q *quotas) charge(n int64) {
+	if q.maxInFlight >= 0 {
+		q.inFlight.Add(n)
+	}
 }
 
 func (q *quotas) unadmit(n int64) {

@@ -212,9 +212,10 @@ func testQuotaListen(t *testing.T, parking bool) {
 }
 
 // TestInFlightBytes: a request that would take the request bytes in flight
-// past MaxInFlightBytes is shed with 503 and Retry-After.
+// past MaxInFlightBytes is shed with 503 and Retry-After (bodies of 64 KiB
+// or more are counted).
 func TestInFlightBytes(t *testing.T) {
-	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightBytes: 300}})
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightBytes: 100 << 10}})
 	small := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `}}}`
 	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(small))
 	r.Header.Set("Content-Type", "application/json")
@@ -225,7 +226,7 @@ func TestInFlightBytes(t *testing.T) {
 	if w.Code != 200 {
 		t.Fatalf("small request: %d %s", w.Code, w.Body)
 	}
-	big := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `},"pad":"` + strings.Repeat("x", 400) + `"}}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `},"pad":"` + strings.Repeat("x", 120<<10) + `"}}`
 	r = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(big))
 	r.Header.Set("Content-Type", "application/json")
 	w = httptest.NewRecorder()
@@ -280,4 +281,24 @@ func TestQuotaTasks(t *testing.T) {
 		waitABit()
 	}
 	t.Fatal("the task quota was not released when the handlers returned")
+}
+
+// TestMaxResponseBytes: a result that encodes to more than
+// MaxResponseBytes (here invalid UTF-8, which grows sixfold as \ufffd
+// escapes) is replaced with an error naming the bound.
+func TestMaxResponseBytes(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxResponseBytes: 4000}})
+	type in struct {
+		N int `json:"n"`
+	}
+	AddTool(s, &Tool{Name: "junk", Description: "Invalid UTF-8."}, func(ctx context.Context, req *ToolRequest, in in) (string, error) {
+		return strings.Repeat("\xff", in.N), nil
+	})
+	if r := call(t, s, "tools/call", `{"name":"junk","arguments":{"n":100}}`); r.Error != nil {
+		t.Fatalf("small result: %+v", r.Error)
+	}
+	r := call(t, s, "tools/call", `{"name":"junk","arguments":{"n":1000}}`)
+	if r.Error == nil || r.Error.Code != -32603 || string(r.Error.Data) != `{"quota":"maxResponseBytes","limit":4000}` {
+		t.Errorf("1000 invalid bytes: %+v, want -32603 naming maxResponseBytes", r.Error)
+	}
 }

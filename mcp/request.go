@@ -59,6 +59,12 @@ func (r *requestBase) Progress(progress, total float64, message string) {
 // Log sends a notifications/message log entry to the client when the
 // request asked for logs at level or below; otherwise it does nothing.
 // data is any JSON-encodable value; logger optionally names the source.
+//
+// Revision 2026-07-28 deprecates logging (SEP-2577): new servers should
+// log to stderr on stdio, or use OpenTelemetry (the otel module). It stays
+// in the specification for at least twelve months and is not deprecated in
+// the legacy era, so Log keeps working for the clients that ask for logs.
+// (The note is not a "Deprecated:" paragraph for that reason.)
 func (r *requestBase) Log(level LogLevel, logger string, data any) {
 	x := r.x
 	if x == nil || x.info.LogLevel == "" || level.severity() < x.info.LogLevel.severity() {

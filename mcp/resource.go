@@ -12,8 +12,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/yosida95/uritemplate/v3"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Resource describes a resource as clients see it in resources/list.
@@ -327,8 +325,8 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	}
 	res, err := handler(ctx, req)
 	if err != nil {
-		if _, ok := asError(err); !ok && ctx.Err() != nil {
-			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		if e := cancelled(ctx, err); e != nil {
+			return nil, e
 		}
 		if _, ok := asError(err); !ok && isInputRequired(err) {
 			return x.appendInputRequired(dst, &req.rd)

@@ -64,6 +64,12 @@ type ServerOptions struct {
 	Version string
 	// Title is an optional human-readable display name.
 	Title string
+	// Description, Icons and WebsiteURL optionally describe the server in
+	// serverInfo (and in the legacy initialize result): what it does,
+	// icons for user interfaces, and its website.
+	Description string
+	Icons       []Icon
+	WebsiteURL  string
 	// Instructions is optional natural-language guidance for models, sent
 	// in server/discover.
 	Instructions string
@@ -156,11 +162,10 @@ type Server struct {
 
 	shuttingDown atomic.Bool // Shutdown was called (Ready)
 
-	mu    sync.Mutex // guards reg, rebuilding snap, and pending
-	reg   registry
-	snap  atomic.Pointer[snapshot]
-	bufs  sync.Pool
-	nexts atomic.Uint64
+	mu   sync.Mutex // guards reg, rebuilding snap, and pending
+	reg  registry
+	snap atomic.Pointer[snapshot]
+	bufs sync.Pool
 	// clientInfo holds recently decoded clientInfo values (meta.go),
 	// reused while requests carry the same bytes: a client sends the same
 	// on each request.
@@ -225,7 +230,7 @@ func NewServer(opts *ServerOptions) *Server {
 		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
 	}
 
-	info := Implementation{Name: o.Name, Title: o.Title, Version: o.Version}
+	info := s.implementation()
 	s.serverInfo = appendMember(nil, metaServerInfo, mustMarshal(info))
 
 	o.Cache.TTL = offSetting(o.Cache.TTL, time.Hour)
@@ -245,6 +250,12 @@ func NewServer(opts *ServerOptions) *Server {
 
 	s.reg.init()
 	return s
+}
+
+// implementation is the serverInfo that ServerOptions describe.
+func (s *Server) implementation() Implementation {
+	o := &s.opts
+	return Implementation{Name: o.Name, Title: o.Title, Version: o.Version, Description: o.Description, Icons: o.Icons, WebsiteURL: o.WebsiteURL}
 }
 
 // SupportedVersions returns the protocol versions this server serves, newest

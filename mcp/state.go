@@ -316,7 +316,12 @@ func (kr *keyring) open(token string) (*statePayload, bool) {
 	if len(token) > b64.EncodedLen(int(maxStateLen)) {
 		return nil, false
 	}
-	raw, err := b64.DecodeString(token)
+	// Only the canonical encoding: the decoder skips CR and LF, and a
+	// lenient one ignores nonzero trailing bits.
+	if strings.ContainsAny(token, "\r\n") {
+		return nil, false
+	}
+	raw, err := b64.Strict().DecodeString(token)
 	if err != nil || len(raw) < stateMinLen || raw[0] != stateVersion {
 		return nil, false
 	}

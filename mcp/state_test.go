@@ -308,10 +308,15 @@ func FuzzOpenState(f *testing.F) {
 	f.Add(good[:len(good)/2])
 	f.Add("")
 	f.Add("AQ")
+	f.Add(good + "\n")
+	f.Add(good[:10] + "\r\n" + good[10:])
 	f.Fuzz(func(t *testing.T, tok string) {
 		p, ok := kr.open(tok)
 		if !ok {
 			return
+		}
+		if tok != good {
+			t.Fatalf("opened %q, another encoding of %q: only the canonical one is accepted", tok, good)
 		}
 		if diff := cmp.Diff(sealed, p, cmp.AllowUnexported(statePayload{}, answer{})); diff != "" {
 			t.Fatalf("opened a state it did not seal: %q:\n%s", tok, diff)
@@ -395,3 +400,30 @@ func TestRandomStateKeyWarnsAtStartup(t *testing.T) {
 		t.Errorf("a server with a key logged: %s", logs.String())
 	}
 }
+
+// TestStateCanonicalOnly: a requestState is accepted only in the encoding
+// the server wrote, not with line breaks (which the base64 decoder skips)
+// or other trailing bits.
+func TestStateCanonicalOnly(t *testing.T) {
+	kr, err := newKeyring([][]byte{keyA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := kr.seal(&statePayload{expires: 1})
+	if _, ok := kr.open(good); !ok {
+		t.Fatal("the sealed state does not open")
+	}
+	last := good[len(good)-1]
+	alt := strings.IndexByte("AEIMQUYcgkosw048", last) // 2 spare bits when len%4 == 3, else 4
+	variants := []string{good + "\n", good + "\r\n", good[:5] + "\n" + good[5:]}
+	if alt >= 0 && len(good)%4 == 3 {
+		variants = append(variants, good[:len(good)-1]+string(b64Alphabet[strings.IndexByte(b64Alphabet, last)+1]))
+	}
+	for _, v := range variants {
+		if _, ok := kr.open(v); ok {
+			t.Errorf("accepted %q, not the canonical encoding", v)
+		}
+	}
+}
+
+const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

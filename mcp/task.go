@@ -115,6 +115,7 @@ var errShutdown = errors.New("mcp: server shut down")
 type taskState struct {
 	s            *Server
 	store        TaskStore
+	storeDown    atomic.Bool   // a background store write failed and none has succeeded since
 	ttl          time.Duration // <= 0: unlimited
 	pollInterval time.Duration
 	syncWait     time.Duration // < 0: start at once

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -165,4 +167,70 @@ func TestTaskStoreDown(t *testing.T) {
 	st.fail.Store(false)
 	g.release <- "done"
 	awaitStatus(t, s, id, TaskCompleted)
+}
+
+// countingStore is a failingStore that counts Update calls.
+type countingStore struct {
+	failingStore
+	updates atomic.Int32
+}
+
+func (c *countingStore) Update(ctx context.Context, id string, fn func(*TaskRecord) (bool, error)) (*TaskRecord, error) {
+	defer c.updates.Add(1)
+	return c.failingStore.Update(ctx, id, fn)
+}
+
+// TestTaskStoreOutageLoggedOnce: while the store is down, a running task's
+// lease renewals fail every heartbeat; that is logged once, and the
+// recovery once, not a warning per heartbeat.
+func TestTaskStoreOutageLoggedOnce(t *testing.T) {
+	st := &countingStore{failingStore: failingStore{MemoryTaskStore: NewMemoryTaskStore(0)}}
+	var logs syncLog
+	s := NewServer(&ServerOptions{Tasks: TaskOptions{Store: st, Heartbeat: 2 * time.Millisecond}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	g := newGate()
+	AddTool(s, &Tool{Name: "optional", Description: "d", TaskSupport: TaskOptional}, g.handler)
+	id := startTask(t, s, "optional")
+	<-g.started
+	waitUpdates := func(n int32) {
+		t.Helper()
+		target := st.updates.Load() + n
+		deadline := time.Now().Add(10 * time.Second)
+		for st.updates.Load() < target {
+			if time.Now().After(deadline) {
+				t.Fatalf("only %d store updates", st.updates.Load())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	st.fail.Store(true)
+	waitUpdates(10)
+	st.fail.Store(false)
+	waitUpdates(3)
+	g.release <- "done"
+	awaitStatus(t, s, id, TaskCompleted)
+	out := logs.String()
+	if n := strings.Count(out, "renewing a task's lease"); n != 1 {
+		t.Errorf("%d lease warnings during one outage, want 1:\n%s", n, out)
+	}
+	if n := strings.Count(out, "reachable again"); n != 1 {
+		t.Errorf("%d recovery messages, want 1:\n%s", n, out)
+	}
+}
+
+// syncLog is a log sink safe for concurrent writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -776,3 +776,32 @@ func TestTaskShutdownDuringWait(t *testing.T) {
 		t.Errorf("task = %v, want failed", task)
 	}
 }
+
+// TestTaskKeepsRequestValues: a handler that runs as a task sees the
+// values of the request's context (trace spans, loggers) but not its
+// cancellation, which comes when the request is answered.
+func TestTaskKeepsRequestValues(t *testing.T) {
+	type key struct{}
+	s := NewServer(nil)
+	got := make(chan any, 1)
+	release := make(chan struct{})
+	AddTool(s, &Tool{Name: "bg", Description: "d", TaskSupport: TaskRequired}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+		<-release
+		got <- ctx.Value(key{})
+		return "done", ctx.Err()
+	})
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "trace-1"))
+	r := taskCall(t, ctx, s, nil, extCaps, "tools/call", `{"name":"bg","arguments":{}}`)
+	if r.Error != nil || r.Result["resultType"] != "task" {
+		t.Fatalf("tools/call = %+v %+v, want a task", r.Result, r.Error)
+	}
+	cancel() // the request is over; the task goes on
+	close(release)
+	if v := <-got; v != "trace-1" {
+		t.Errorf("the task's handler saw %v for the request's value, want trace-1", v)
+	}
+	if st := awaitStatus(t, s, r.Result["taskId"].(string), TaskCompleted, TaskFailed); st["status"] != string(TaskCompleted) {
+		t.Errorf("task %v, want completed (the request's cancellation must not reach it)", st)
+	}
+}

@@ -70,8 +70,12 @@ var progressGap = 200 * time.Millisecond
 // errTaskCancelled is the cause with which tasks/cancel cancels a handler.
 var errTaskCancelled = errors.New("mcp: task cancelled by the client")
 
-func (ts *taskState) newRun(t *toolEntry, x *exchange, id string) *taskRun {
-	ctx, cancel := context.WithCancelCause(context.Background())
+// newRun returns the run of task id. Its context keeps the values of
+// parent, the context of the request that started or resumed the task
+// (trace spans, loggers, whatever middleware put there), but not its
+// cancellation: the task outlives the request.
+func (ts *taskState) newRun(parent context.Context, t *toolEntry, x *exchange, id string) *taskRun {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	r := &taskRun{
 		ts: ts, t: t, x: x, id: id, ctx: ctx, cancel: cancel,
 		startCh: make(chan struct{}), doneCh: make(chan struct{}), created: make(chan struct{}),
@@ -115,7 +119,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 		return nil, err
 	}
 	tx := x.taskExchange(bytes.Clone(x.params))
-	r := ts.newRun(t, tx, ts.newID())
+	r := ts.newRun(ctx, t, tx, ts.newID())
 	r.client = client
 	req := tx.toolRequest(name)
 	if err := r.openRound(req, nil); err != nil {
@@ -146,7 +150,7 @@ func (x *exchange) callTask(ctx context.Context, t *toolEntry, name string, dst 
 			r.abandon(ctx.Err())
 		}
 		r.cancel(context.Cause(ctx))
-		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		return nil, requestCancelled(ctx)
 	}
 	detached := r.detach()
 	tx.finish() // request-scoped notifications end with the sync phase
@@ -234,13 +238,6 @@ func (r *taskRun) detach() bool {
 	}
 	r.detached = true
 	return true
-}
-
-// inTask reports whether the run is in the task phase.
-func (r *taskRun) inTask() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.detached
 }
 
 // abandon gives up a task phase whose record could not be created: the
@@ -441,7 +438,9 @@ func (r *taskRun) renew() {
 		r.cancel(errTaskCancelled)
 		return
 	case err != nil && r.ctx.Err() == nil:
-		ts.s.log.Warn("mcp: renewing a task's lease", "task", r.id, "err", err)
+		ts.storeFailed("mcp: renewing a task's lease", r.id, err)
+	case err == nil:
+		ts.storeOK()
 	}
 	r.mu.Lock()
 	if !r.settled {
@@ -512,7 +511,9 @@ func (r *taskRun) flushMessage() {
 		return true, nil
 	})
 	if err != nil && !errors.Is(err, ErrTaskNotFound) {
-		ts.s.log.Warn("mcp: storing a task's progress", "task", r.id, "err", err)
+		ts.storeFailed("mcp: storing a task's progress", r.id, err)
+	} else if err == nil {
+		ts.storeOK()
 	}
 	if err == nil && changed {
 		ts.changed(r.id)
@@ -568,13 +569,13 @@ func (ts *taskState) deliver(ctx context.Context, x *exchange, t *TaskRecord, re
 		}
 		return nil
 	}
-	ts.resume(t, x.info.Principal)
+	ts.resume(ctx, t, x.info.Principal)
 	return nil
 }
 
 // resume runs the handler of a task again, with the answers its record
 // holds; the caller reserved the handler slot.
-func (ts *taskState) resume(t *TaskRecord, p *Principal) {
+func (ts *taskState) resume(ctx context.Context, t *TaskRecord, p *Principal) {
 	s := ts.s
 	sn := s.snapshot()
 	te := sn.tools[t.Tool]
@@ -591,7 +592,7 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 	if te == nil || te.tool.TaskSupport == TaskNone {
 		te = &toolEntry{tool: Tool{Name: t.Tool}}
 	}
-	r := ts.newRun(te, x, t.ID)
+	r := ts.newRun(ctx, te, x, t.ID)
 	r.detached = true
 	r.registered()
 	req := x.toolRequest(t.Tool)
@@ -608,4 +609,21 @@ func (ts *taskState) resume(t *TaskRecord, p *Principal) {
 		return
 	}
 	go r.run(req)
+}
+
+// storeFailed logs a failed background write to the task store (a lease
+// renewal, a progress message) once per outage: while the store is down,
+// every running task would otherwise log one each heartbeat.
+func (ts *taskState) storeFailed(msg, id string, err error) {
+	if ts.storeDown.CompareAndSwap(false, true) {
+		ts.s.log.Warn(msg+"; the task store is unavailable, further failures are not logged until it recovers", "task", id, "err", err)
+	}
+}
+
+// storeOK notes a successful background write, logging the recovery from
+// an outage storeFailed logged.
+func (ts *taskState) storeOK() {
+	if ts.storeDown.Load() && ts.storeDown.CompareAndSwap(true, false) {
+		ts.s.log.Info("mcp: the task store is reachable again")
+	}
 }

@@ -11,8 +11,6 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schema"
-
-	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // Tool describes a tool as clients see it in tools/list.
@@ -430,8 +428,8 @@ func (x *exchange) invokeTool(ctx context.Context, t *toolEntry, req *ToolReques
 		if _, ok := asError(err); ok || isInputRequired(err) {
 			return nil, err
 		}
-		if ctx.Err() != nil {
-			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled", Err: ctx.Err()}
+		if e := cancelled(ctx, err); e != nil {
+			return nil, e
 		}
 		res = errorResult(err.Error())
 	} else if res == nil {

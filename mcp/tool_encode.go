@@ -33,7 +33,7 @@ func appendCallToolResult(dst []byte, r *CallToolResult) ([]byte, error) {
 	if r.StructuredContent != nil {
 		dst = append(dst, `,"structuredContent":`...)
 		raw, ok := r.StructuredContent.(json.RawMessage)
-		if ok && bytes.IndexAny(raw, " \t\r\n") < 0 && json.Valid(raw) {
+		if ok && !bytes.ContainsAny(raw, " \t\r\n") && json.Valid(raw) {
 			dst = append(dst, raw...)
 		} else {
 			b, err := json.Marshal(r.StructuredContent)

@@ -207,10 +207,55 @@ func TestHandlerPanicBecomesInternalError(t *testing.T) {
 func TestHostName(t *testing.T) {
 	for in, want := range map[string]string{
 		"127.0.0.1:8080": "127.0.0.1", "localhost": "localhost", "[::1]:9": "::1", "[::1]": "::1",
-		"::1": "::1", "example.com:443": "example.com", "Example.COM": "Example.COM",
+		"example.com:443": "example.com", "Example.COM": "Example.COM", "localhost:": "localhost",
+		// Not a Host value: no host.
+		"::1": "", "localhost:evil": "", "[::1]evil.com": "", "[::1]:8o": "", "localhost:123456": "",
+		"127.0.0.1:80:80": "", "[::1": "",
 	} {
 		if got := mcp.HostNameForTest(in); got != want {
 			t.Errorf("hostName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestOriginAndHostStrict: a request with a second Origin, or a Host that
+// does not parse as host[:port], is refused with 403 on a loopback server.
+func TestOriginAndHostStrict(t *testing.T) {
+	s := mcp.NewServer(nil)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + validMeta + `}}`
+	tests := []struct {
+		name    string
+		origins []string
+		host    string
+		want    int
+	}{
+		{"one loopback origin", []string{"http://localhost:3000"}, "", 200},
+		{"a second origin", []string{"http://localhost:3000", "https://evil.example"}, "", 403},
+		{"two loopback origins", []string{"http://localhost:3000", "http://127.0.0.1"}, "", 403},
+		{"host with a port", nil, "localhost:8080", 200},
+		{"port of letters", nil, "localhost:evil", 403},
+		{"junk after the brackets", nil, "[::1]evil.com", 403},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "server/discover")
+		for _, o := range tt.origins {
+			req.Header.Add("Origin", o)
+		}
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.want)
 		}
 	}
 }

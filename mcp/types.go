@@ -20,9 +20,19 @@ const (
 // Implementation names a client or server and its version. It is
 // self-reported and never used for security decisions.
 type Implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
+	// Name is the programmatic name, and the display name when Title is
+	// empty.
+	Name string `json:"name"`
+	// Title is an optional human-readable display name.
+	Title string `json:"title,omitempty"`
+	// Version is the implementation's version.
 	Version string `json:"version"`
+	// Description optionally says what the implementation does.
+	Description string `json:"description,omitempty"`
+	// Icons are optional sized icons for user interfaces.
+	Icons []Icon `json:"icons,omitempty"`
+	// WebsiteURL is the optional address of the implementation's website.
+	WebsiteURL string `json:"websiteUrl,omitempty"`
 }
 
 // ClientCapabilities is what a client declares it supports, per request.

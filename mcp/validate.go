@@ -124,6 +124,11 @@ func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders, 
 	if field == "" {
 		return nil
 	}
+	body, present := p.lookup(msg.Params, field)
+	if present && jsonscan.Kind(body) != '"' {
+		// A malformed body, not a header that disagrees with it.
+		return InvalidParams("Invalid params: " + field + " must be a string")
+	}
 	nv := hh.name
 	if len(nv) == 0 {
 		return headerMismatch("missing required Mcp-Name header for method \"" + msg.Method + "\"")
@@ -135,7 +140,6 @@ func checkStandardHeaders(msg *jsonrpc.Message, p *paramSpans, hh *httpHeaders, 
 	if err != nil {
 		return headerMismatch("header mismatch: Mcp-Name header contains invalid Base64 encoding")
 	}
-	body, _ := p.lookup(msg.Params, field)
 	if !jsonscan.StringEqual(body, hval) {
 		bv, _ := jsonscan.String(body)
 		return headerMismatch("header mismatch: Mcp-Name header value '" + hval + "' does not match body value '" + bv + "'")

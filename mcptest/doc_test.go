@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -57,7 +56,10 @@ func TestTestingGuide(t *testing.T) {
 	for i, b := range blocks {
 		write(fmt.Sprintf("block%d_test.go", i+1), b[1])
 	}
-	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
 	cmd := exec.Command(gocmd, "test", "-count=1", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

@@ -65,7 +65,7 @@ func TestClientSpanJoinsServer(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, a := range cl.Attributes() {
-		got[string(a.Key)] = a.Value.Emit()
+		got[string(a.Key)] = a.Value.String()
 	}
 	want := map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
 		"mcp.protocol.version": "2026-07-28", "network.transport": "tcp", "network.protocol.name": "http"}

@@ -71,7 +71,7 @@ func view(s sdktrace.ReadOnlySpan) spanView {
 	v := spanView{Name: s.Name(), Kind: s.SpanKind(), TraceID: s.SpanContext().TraceID().String(),
 		ParentID: s.Parent().SpanID().String(), Attrs: map[string]string{}, Status: s.Status().Code}
 	for _, a := range s.Attributes() {
-		v.Attrs[string(a.Key)] = a.Value.Emit()
+		v.Attrs[string(a.Key)] = a.Value.String()
 	}
 	return v
 }
@@ -237,7 +237,7 @@ func findMetric(t *testing.T, h *harness, name string) map[string]string {
 func attrMap(kvs []attribute.KeyValue) map[string]string {
 	m := map[string]string{}
 	for _, a := range kvs {
-		m[string(a.Key)] = a.Value.Emit()
+		m[string(a.Key)] = a.Value.String()
 	}
 	return m
 }

@@ -16,6 +16,7 @@
 #                          nested module (each directory below the root with its own go.mod;
 #                          bench/ with -short only). Installs redis-server / nginx first when the
 #                          module's tests use them.
+#   staticcheck            staticcheck (pinned version) on every module; any finding fails it.
 #   conformance:REV        the pinned official conformance suite against `mcpkit serve`, once per
 #                          revision in ALL_REQUIREMENTS (scripts/lib.sh), each compared with its
 #                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
@@ -146,6 +147,25 @@ go_module() {
   log "go test ${race[*]} ${*:+$* }./... in ${dir}/"
   (cd "$ROOT/$dir" && go test -json "${race[@]}" -count=1 "$@" ./... 2>&1) |
     "$TESTREPORT" -record "$TMP/go.state" -module "$dir" "${v[@]}"
+}
+
+# step_staticcheck: staticcheck (honnef.co/go/tools, pinned to STATICCHECK_VERSION) on every
+# module, root and nested; any finding fails the step. The tool is installed once into the cache.
+STATICCHECK_VERSION=v0.8.2
+step_staticcheck() {
+  local bin=$CACHE/bin/staticcheck-$STATICCHECK_VERSION
+  if [[ ! -x $bin ]]; then
+    log "installing staticcheck $STATICCHECK_VERSION into $CACHE/bin"
+    mkdir -p "$CACHE/bin"
+    GOBIN=$TMP/staticcheck-bin go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+    mv "$TMP/staticcheck-bin/staticcheck" "$bin"
+  fi
+  local rc=0 dir
+  for dir in . $(nested_modules); do
+    log "staticcheck ./... in ${dir}/"
+    (cd "$ROOT/$dir" && "$bin" ./...) || rc=1
+  done
+  return "$rc"
 }
 
 # Nested modules: every go.mod below the root, except in testdata/, vendor/ and node_modules/.
@@ -319,6 +339,7 @@ while IFS= read -r dir; do
     *) step "go:$dir" "go gcc apt" go_module "$dir" ;;
   esac
 done < <(nested_modules)
+step staticcheck "go" step_staticcheck
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance:$req" "go node" step_conformance "$req"
 done
@@ -346,7 +367,7 @@ SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-auth-ext tasks skills"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
-  for name in "${STEPS[@]}"; do printf '%-28s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
+  for name in "${STEPS[@]}"; do printf '%-32s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
   exit 0
 fi
 
@@ -423,7 +444,7 @@ for name in "${STEPS[@]}"; do
     skipped) colour=$C_YELLOW ;;
     *) colour=$C_RED failed=1 ;;
   esac
-  printf '  %s%-8s%s %-28s %s\n' "$colour" "$res" "$C_OFF" "$name" \
+  printf '  %s%-8s%s %-32s %s\n' "$colour" "$res" "$C_OFF" "$name" \
     "${STEP_TIME[$name]:+${STEP_TIME[$name]}s}${STEP_NOTE[$name]:+ ${STEP_NOTE[$name]}}"
 done
 if [[ -f $TMP/go.state ]]; then

@@ -9,8 +9,9 @@
 // answers what the extension serves: the skill entries of skills/list and
 // skills/get, the bytes of each skill:// file, and directory listings.
 //
-// mcp.Server.AddSkills serves a Set; the client package reads skills with
-// the same parser and verifies them against their entries.
+// mcp.Server.AddSkills loads and serves the skills of an fs.FS; the client
+// package reads skills with the same frontmatter parser and verifies them
+// against their entries.
 package skills
 
 import (

@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -76,9 +75,10 @@ func MCPKit() (string, error) {
 			buildErr = err
 			return
 		}
-		gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if p, err := exec.LookPath("go"); err == nil {
-			gocmd = p
+		gocmd, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = fmt.Errorf("the go command is not on PATH: %w", err)
+			return
 		}
 		cmd := exec.Command(gocmd, "build", "-o", binPath, "./cmd/mcpkit")
 		cmd.Dir = root

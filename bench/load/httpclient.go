@@ -23,7 +23,6 @@ type httpConn struct {
 	br   *bufio.Reader
 	req  []byte
 	body []byte
-	sse  []byte
 	// session is the Mcp-Session-Id of the last response that had one.
 	session string
 }

@@ -64,6 +64,7 @@ type mux struct {
 }
 
 type arrival struct {
+	err  error // set instead of msg: the wait fails
 	msg  *jsonrpc.Message
 	raw  []byte
 	at   time.Time
@@ -112,6 +113,16 @@ func (m *mux) deliver(msg *jsonrpc.Message, raw []byte) {
 	m.notes = nil
 }
 
+// failPending ends every current wait with err; later requests go on.
+func (m *mux) failPending(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, ch := range m.pending {
+		delete(m.pending, k)
+		ch <- arrival{err: err, at: time.Now()}
+	}
+}
+
 func (m *mux) note(raw []byte) {
 	m.mu.Lock()
 	if len(m.notes) < 1000 {
@@ -135,11 +146,17 @@ func (m *mux) fail(err error) {
 func (m *mux) wait(ctx context.Context, id jsonrpc.ID, ch chan arrival, start time.Time) (*Reply, error) {
 	select {
 	case a := <-ch:
+		if a.err != nil {
+			return nil, a.err
+		}
 		return &Reply{Body: a.raw, Msg: a.msg, Notifications: a.note, Latency: a.at.Sub(start)}, nil
 	case <-m.done:
 		// The response may have arrived just before the channel ended.
 		select {
 		case a := <-ch:
+			if a.err != nil {
+				return nil, a.err
+			}
 			return &Reply{Body: a.raw, Msg: a.msg, Notifications: a.note, Latency: a.at.Sub(start)}, nil
 		default:
 		}

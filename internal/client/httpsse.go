@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -156,7 +157,11 @@ func (c *SSEConn) readLoop(sr *sseReader) {
 	for {
 		ev, err := sr.Next()
 		if err != nil {
-			c.mux.fail(ErrClosed)
+			if errors.Is(err, errEventTooLarge) {
+				c.mux.fail(ErrTooLarge)
+			} else {
+				c.mux.fail(ErrClosed)
+			}
 			return
 		}
 		if ev.Name != "message" {

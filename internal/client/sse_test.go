@@ -97,3 +97,25 @@ func FuzzSSEReader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDiscoverAndHeaders checks the decoders of what a server says about
+// itself, and of the x-mcp-header mirroring, on any input.
+func FuzzDiscoverAndHeaders(f *testing.F) {
+	f.Add(`{"supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x","version":"1"}}}`, `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}`, `{"a":"v"}`)
+	f.Add(`{"supportedVersions":"no"}`, `{"properties":{"n":{"type":"integer","x-mcp-header":"N"}}}`, `{"n":1e3}`)
+	f.Fuzz(func(t *testing.T, discover, schema, args string) {
+		if d, err := ParseDiscoverResult([]byte(discover)); err == nil && d == nil {
+			t.Fatal("no description and no error")
+		}
+		h, err := ParamHeaders([]byte(schema), []byte(args))
+		if err == nil {
+			for k, vs := range h {
+				for _, v := range vs {
+					if strings.ContainsAny(v, "\r\n\x00") {
+						t.Fatalf("header %s carries a control character: %q", k, v)
+					}
+				}
+			}
+		}
+	})
+}

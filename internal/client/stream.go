@@ -56,8 +56,11 @@ func (c *StreamConn) readLoop(r io.Reader) {
 	}
 }
 
+// tooLongLine stands for a line over the bound, which is not buffered.
+var tooLongLine = []byte("<a line longer than 16 MiB>")
+
 // readLine reads one line without its newline; an overlong line is
-// reported as garbage rather than buffered.
+// reported as tooLongLine rather than buffered.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
@@ -66,7 +69,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
-			return []byte("<a line longer than 16 MiB>"), err
+			return tooLongLine, err
 		}
 		line = append(line, frag...)
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -77,6 +80,11 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 func (c *StreamConn) handleLine(line []byte) {
+	if &line[0] == &tooLongLine[0] {
+		// Most likely a response: the requests waiting now cannot tell,
+		// so they all fail with ErrTooLarge rather than wait in vain.
+		c.mux.failPending(ErrTooLarge)
+	}
 	m := parseMessage(line)
 	switch {
 	case m == nil:

@@ -226,7 +226,7 @@ func kindAllowed(types uint8, v []byte) bool {
 	if types&flatNumber != 0 {
 		return true
 	}
-	return types&flatInteger != 0 && bytes.IndexAny(v, ".eE") < 0
+	return types&flatInteger != 0 && !bytes.ContainsAny(v, ".eE")
 }
 
 // wellFormed reports whether b is one JSON value. jsonscan.Valid is
