@@ -24,3 +24,11 @@ var HostNameForTest = hostName
 // ParkedListenStreams returns how many of s's listen streams are parked
 // without a handler.
 func ParkedListenStreams(s *Server) int { return s.listen.parkedCount() }
+
+// OpenListenStreams returns how many subscriptions/listen streams of s are
+// open (parked or not).
+func OpenListenStreams(s *Server) int {
+	s.listen.mu.Lock()
+	defer s.listen.mu.Unlock()
+	return len(s.listen.subs)
+}

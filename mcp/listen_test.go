@@ -457,7 +457,8 @@ func TestListenStdio(t *testing.T) {
 	// notifications/cancelled ends subscription 1 without a response;
 	// the other one goes on.
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
-	time.Sleep(250 * time.Millisecond) // the subscription ends on its own goroutine
+	// The subscription ends on its own goroutine.
+	waitUntil(t, "subscription 1 to end", func() bool { return mcp.OpenListenStreams(s) == 1 })
 	toggle()
 	if got, want := c.next(t), tagged("notifications/tools/list_changed", `"two"`, ""); got != want {
 		t.Errorf("after cancelling 1: got %s, want %s", got, want)

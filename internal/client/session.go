@@ -190,18 +190,9 @@ func (s *Session) Request(method string, params any) (*Request, error) {
 	return s.request(method, params)
 }
 
-// request builds the wire request for method and params.
+// request builds the wire request for method and params. (The public
+// client encodes its requests in one pass itself: client/encode.go.)
 func (s *Session) request(method string, params any) (*Request, error) {
-	if m, ok := params.(map[string]any); ok {
-		if req, ok, err := s.requestFromMap(method, m); ok {
-			return req, err
-		}
-	}
-	return s.requestGeneral(method, params)
-}
-
-// requestGeneral is request for params of any shape.
-func (s *Session) requestGeneral(method string, params any) (*Request, error) {
 	obj, err := paramsObject(params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
