@@ -91,6 +91,7 @@ type Notification struct {
 type callState struct {
 	cfg   *callConfig
 	token string
+	req   iclient.Request // the request of the current round
 }
 
 func newConfig(opts []CallOption) *callConfig {
@@ -259,8 +260,8 @@ func (c *Client) metaFor(st *callState) map[string]any {
 
 // roundTrip sends one request and returns its result object.
 func (c *Client) roundTrip(ctx context.Context, method string, params map[string]any, st *callState) (json.RawMessage, error) {
-	req, err := c.request(method, params, st)
-	if err != nil {
+	req := &st.req
+	if err := c.fillRequest(req, method, params, st); err != nil {
 		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}
 	req.Cancel = true

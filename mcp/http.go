@@ -47,6 +47,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
 		return
 	}
+	// Admission (quota.go), before the body is read: a slot of the
+	// in-flight requests first.
+	if !s.quota.enter() {
+		writeHTTPError(w, jsonrpc.ID{}, s.quota.busyRequests)
+		return
+	}
+	slot := true
+	defer func() {
+		if slot {
+			s.quota.exit()
+		}
+	}()
 	// The in-flight byte budget counts bodies of countedBytes or more (the
 	// small ones are bounded by the connections that carry them, and
 	// skipping them keeps the common request free of shared counters): a
@@ -123,6 +135,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.Method == methodListen {
+		// A listen stream is held by MaxSubscriptions, not by the
+		// in-flight requests.
+		slot = false
+		s.quota.exit()
 		// A listen stream that cannot be parked (park.go: HTTP/2, a
 		// ResponseWriter without Hijack, DisableListenParking) stays in
 		// handle for as long as it is open, and holds no pooled buffer

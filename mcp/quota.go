@@ -60,6 +60,20 @@ type QuotaOptions struct {
 	// "Response too large", data {"quota":"maxResponseBytes","limit":N}.
 	// Default 16 MiB. Off removes it.
 	MaxResponseBytes int
+	// MaxInFlightRequests bounds the HTTP requests being handled at once,
+	// server-wide, so that offered load past capacity is shed early
+	// (before the body is read) instead of queueing until every request
+	// is late: a request that would pass it gets 503, Retry-After and the
+	// JSON-RPC error -32603 "Server busy" with data
+	// {"quota":"maxInFlightRequests","limit":N}. subscriptions/listen
+	// streams count only until they are known to be one (they are held
+	// by MaxSubscriptions instead); tasks count while their call is
+	// answered, not while they run. Default 1024, which a closed-loop
+	// client with fewer connections never reaches; size it as the
+	// throughput to sustain times the latency to allow (Little's law:
+	// 2,000 calls/s of 50 ms each need 100), see docs/scaling.md. Off
+	// removes it.
+	MaxInFlightRequests int
 }
 
 // The quotas a client may exceed, by their names in error data.
@@ -93,6 +107,10 @@ type quotas struct {
 	maxInFlight int64 // Off: unlimited
 	maxResponse int   // Off: unlimited
 	inFlight    atomic.Int64
+
+	maxRequests  int64 // Off: unlimited
+	requests     atomic.Int64
+	busyRequests *Error // the 503 past maxRequests, naming the limit
 }
 
 func (q *quotas) init(o *QuotaOptions) {
@@ -106,6 +124,35 @@ func (q *quotas) init(o *QuotaOptions) {
 	q.counts = map[string]*[numQuotas]int32{}
 	q.maxInFlight = offSetting(o.MaxInFlightBytes, 256<<20)
 	q.maxResponse = offSetting(o.MaxResponseBytes, 16<<20)
+	q.maxRequests = int64(offSetting(o.MaxInFlightRequests, defaultMaxInFlightRequests))
+	q.busyRequests = &Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: "Server busy: too many requests in flight; retry later",
+		Data:    json.RawMessage(`{"quota":"maxInFlightRequests","limit":` + strconv.FormatInt(q.maxRequests, 10) + `}`),
+		status:  http.StatusServiceUnavailable,
+	}
+}
+
+// defaultMaxInFlightRequests is QuotaOptions.MaxInFlightRequests' default.
+const defaultMaxInFlightRequests = 1024
+
+// enter takes one of the MaxInFlightRequests slots, reporting false when
+// none is free; a true enter is followed by exit.
+func (q *quotas) enter() bool {
+	if q.maxRequests < 0 {
+		return true
+	}
+	if q.requests.Add(1) > q.maxRequests {
+		q.requests.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (q *quotas) exit() {
+	if q.maxRequests >= 0 {
+		q.requests.Add(-1)
+	}
 }
 
 // responseTooLarge is the error that replaces a response of n bytes past
