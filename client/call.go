@@ -158,7 +158,7 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		if err != nil {
 			return nil, err
 		}
-		rt := resultTypeOf(res)
+		rt := resultType(res)
 		switch rt {
 		case "", "complete", "task":
 			if useCache && round == 0 && rt != "task" {
@@ -212,6 +212,7 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 	}
 }
 
+// resultType reads a result's resultType without decoding the rest.
 func resultType(res json.RawMessage) string {
 	// A cheap look before decoding: most results have no resultType or
 	// "complete".

@@ -245,22 +245,6 @@ func (c *Client) fillRequest(req *iclient.Request, method string, params map[str
 	return nil
 }
 
-// resultTypeOf reads a result's resultType without decoding the rest.
-func resultTypeOf(res json.RawMessage) string {
-	v, ok := jsonscan.Lookup(res, "resultType")
-	if !ok {
-		return ""
-	}
-	// The usual values without a copy.
-	for _, known := range [...]string{"complete", "input_required", "task"} {
-		if jsonscan.StringEqual(v, known) {
-			return known
-		}
-	}
-	s, _ := jsonscan.String(v)
-	return s
-}
-
 // paramString returns the string member key of params (a string, or a
 // json.RawMessage holding one), or "".
 func paramString(params map[string]any, key string) string {

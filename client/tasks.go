@@ -94,7 +94,7 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 	if err != nil {
 		return nil, nil, err
 	}
-	if resultTypeOf(res) == "task" {
+	if resultType(res) == "task" {
 		var st TaskState
 		if err := json.Unmarshal(res, &st); err != nil || st.TaskID == "" {
 			return nil, nil, &ProtocolError{Method: "tools/call", Msg: "malformed CreateTaskResult"}
