@@ -49,3 +49,32 @@ func BenchmarkCallToolHTTP(b *testing.B) {
 	defer hs.Close()
 	benchCall(b, &client.HTTPTransport{URL: hs.URL})
 }
+
+// TestCallToolMemoryAllocs pins the allocations of one tools/call in
+// memory (the client's and the server's together; 42 when this test was
+// written): a change that adds some to the call path fails it.
+func TestCallToolMemoryAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("coverage and the race detector add allocations")
+	}
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.MemoryTransport{Server: benchServer()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	args := map[string]any{"text": "hello"}
+	var callErr error
+	n := testing.AllocsPerRun(200, func() {
+		if _, err := c.CallTool(ctx, "echo", args); err != nil {
+			callErr = err
+		}
+	})
+	if callErr != nil {
+		t.Fatal(callErr)
+	}
+	const limit = 45
+	if n > limit {
+		t.Errorf("one tools/call in memory allocates %.0f times, more than %d", n, limit)
+	}
+}

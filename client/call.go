@@ -91,6 +91,7 @@ type Notification struct {
 type callState struct {
 	cfg   *callConfig
 	token string
+	req   iclient.Request // the request of the current round
 }
 
 func newConfig(opts []CallOption) *callConfig {
@@ -157,7 +158,7 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		if err != nil {
 			return nil, err
 		}
-		rt := resultTypeOf(res)
+		rt := resultType(res)
 		switch rt {
 		case "", "complete", "task":
 			if useCache && round == 0 && rt != "task" {
@@ -211,6 +212,7 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 	}
 }
 
+// resultType reads a result's resultType without decoding the rest.
 func resultType(res json.RawMessage) string {
 	// A cheap look before decoding: most results have no resultType or
 	// "complete".
@@ -258,8 +260,8 @@ func (c *Client) metaFor(st *callState) map[string]any {
 
 // roundTrip sends one request and returns its result object.
 func (c *Client) roundTrip(ctx context.Context, method string, params map[string]any, st *callState) (json.RawMessage, error) {
-	req, err := c.request(method, params, st)
-	if err != nil {
+	req := &st.req
+	if err := c.fillRequest(req, method, params, st); err != nil {
 		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}
 	req.Cancel = true

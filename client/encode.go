@@ -72,43 +72,48 @@ func (c *Client) encodeParams(params map[string]any, st *callState) (json.RawMes
 			return nil, err
 		}
 	}
-	meta, err := c.encodeMeta(st)
+	mark := len(b)
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, `"_meta":`...)
+	withMeta, err := c.appendMeta(b, st)
 	if err != nil {
 		return nil, err
 	}
-	if meta != nil {
-		if !first {
-			b = append(b, ',')
-		}
-		b = append(b, `"_meta":`...)
-		b = append(b, meta...)
+	if withMeta == nil {
+		b = b[:mark]
+	} else {
+		b = withMeta
 	}
 	return append(b, '}'), nil
 }
 
-// encodeMeta encodes the request's _meta, or returns nil for none (a
-// legacy request without extra keys).
-func (c *Client) encodeMeta(st *callState) ([]byte, error) {
+// appendMeta appends the request's _meta to dst, or returns nil for none
+// (a legacy request without extra keys).
+func (c *Client) appendMeta(dst []byte, st *callState) ([]byte, error) {
 	modern := c.sess.Era() == iclient.EraModern
-	var b []byte
+	b := dst
 	if modern {
 		// A caller's key that overrides a required one: the general path.
-		for _, m := range []map[string]any{st.cfg.meta, st.cfg.icMeta} {
+		for _, m := range [...]map[string]any{st.cfg.meta, st.cfg.icMeta} {
 			for k := range m {
 				if strings.HasPrefix(k, "io.modelcontextprotocol/") {
-					return json.Marshal(c.metaFor(st))
+					raw, err := json.Marshal(c.metaFor(st))
+					return append(dst, raw...), err
 				}
 			}
 		}
-		b = append(make([]byte, 0, len(c.metaPrefix())+64), c.metaPrefix()...)
+		b = append(b, c.metaPrefix()...)
 	} else {
 		if st.token == "" && len(st.cfg.meta) == 0 && len(st.cfg.icMeta) == 0 {
 			return nil, nil
 		}
-		b = []byte{'{'}
+		b = append(b, '{')
 	}
+	start := len(dst)
 	sep := func() {
-		if len(b) > 1 {
+		if len(b) > start+1 {
 			b = append(b, ',')
 		}
 	}
@@ -153,8 +158,11 @@ func (c *Client) encodeMeta(st *callState) ([]byte, error) {
 // headers (the HTTP connection only reads them).
 type headerCache struct {
 	mu sync.Mutex
-	m  map[string]http.Header
+	m  map[headerKey]http.Header
 }
+
+// headerKey names the shared headers of one method and name.
+type headerKey struct{ method, name string }
 
 const maxCachedHeaders = 1024
 
@@ -192,7 +200,7 @@ func (c *Client) modernHeaders(method string, params map[string]any) (http.Heade
 }
 
 func (c *Client) baseHeaders(method, name string) http.Header {
-	key := method + "\x00" + name
+	key := headerKey{method, name}
 	c.headers.mu.Lock()
 	defer c.headers.mu.Unlock()
 	if h, ok := c.headers.m[key]; ok {
@@ -206,7 +214,7 @@ func (c *Client) baseHeaders(method, name string) http.Header {
 		h["Mcp-Name"] = []string{iclient.EncodeHeaderValue(name)}
 	}
 	if c.headers.m == nil || len(c.headers.m) >= maxCachedHeaders {
-		c.headers.m = map[string]http.Header{}
+		c.headers.m = map[headerKey]http.Header{}
 	}
 	c.headers.m[key] = h
 	return h
@@ -214,33 +222,27 @@ func (c *Client) baseHeaders(method, name string) http.Header {
 
 // request builds the wire request.
 func (c *Client) request(method string, params map[string]any, st *callState) (*iclient.Request, error) {
-	body, err := c.encodeParams(params, st)
-	if err != nil {
+	req := new(iclient.Request)
+	if err := c.fillRequest(req, method, params, st); err != nil {
 		return nil, err
-	}
-	req := &iclient.Request{Method: method, Params: body}
-	if c.http && c.sess.Era() == iclient.EraModern {
-		if req.Header, err = c.modernHeaders(method, params); err != nil {
-			return nil, err
-		}
 	}
 	return req, nil
 }
 
-// resultTypeOf reads a result's resultType without decoding the rest.
-func resultTypeOf(res json.RawMessage) string {
-	v, ok := jsonscan.Lookup(res, "resultType")
-	if !ok {
-		return ""
+// fillRequest builds the wire request in req (the one of a callState, so
+// that a call allocates one object for both).
+func (c *Client) fillRequest(req *iclient.Request, method string, params map[string]any, st *callState) error {
+	body, err := c.encodeParams(params, st)
+	if err != nil {
+		return err
 	}
-	// The usual values without a copy.
-	for _, known := range [...]string{"complete", "input_required", "task"} {
-		if jsonscan.StringEqual(v, known) {
-			return known
+	*req = iclient.Request{Method: method, Params: body}
+	if c.http && c.sess.Era() == iclient.EraModern {
+		if req.Header, err = c.modernHeaders(method, params); err != nil {
+			return err
 		}
 	}
-	s, _ := jsonscan.String(v)
-	return s
+	return nil
 }
 
 // paramString returns the string member key of params (a string, or a

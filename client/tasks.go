@@ -84,7 +84,7 @@ func (c *Client) Task(id string) *Task {
 func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, *Task, error) {
 	p := map[string]any{"name": name}
 	if args != nil {
-		raw, err := json.Marshal(args)
+		raw, err := marshalArgs(args)
 		if err != nil {
 			return nil, nil, fmt.Errorf("client: tools/call %q: encoding the arguments: %w", name, err)
 		}
@@ -94,7 +94,7 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 	if err != nil {
 		return nil, nil, err
 	}
-	if resultTypeOf(res) == "task" {
+	if resultType(res) == "task" {
 		var st TaskState
 		if err := json.Unmarshal(res, &st); err != nil || st.TaskID == "" {
 			return nil, nil, &ProtocolError{Method: "tools/call", Msg: "malformed CreateTaskResult"}

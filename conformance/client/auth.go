@@ -61,11 +61,7 @@ func authorized(ctx context.Context, serverURL string) error {
 		return err
 	}
 	defer c.Close()
-	ts, err := tools(ctx, c)
-	if err != nil {
-		return err
-	}
-	return callEach(ctx, c, ts)
+	return callAll(ctx, c)
 }
 
 // authOptions configures client/auth for a scenario.

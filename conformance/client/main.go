@@ -104,6 +104,21 @@ func connect(ctx context.Context, url string) (*client.Client, error) {
 	return client.Connect(ctx, &client.HTTPTransport{URL: url}, options())
 }
 
+// connectTools connects to url and lists the server's tools; on an error
+// the client is closed.
+func connectTools(ctx context.Context, url string) (*client.Client, []*mcp.Tool, error) {
+	c, err := connect(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := tools(ctx, c)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, ts, nil
+}
+
 func tools(ctx context.Context, c *client.Client) ([]*mcp.Tool, error) {
 	var out []*mcp.Tool
 	for t, err := range c.ListTools(ctx) {
@@ -116,13 +131,12 @@ func tools(ctx context.Context, c *client.Client) ([]*mcp.Tool, error) {
 }
 
 func listOnly(ctx context.Context, url string) error {
-	c, err := connect(ctx, url)
+	c, _, err := connectTools(ctx, url)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	_, err = tools(ctx, c)
-	return err
+	c.Close()
+	return nil
 }
 
 // callAllTools lists the tools and calls each, with arguments made up
@@ -133,6 +147,11 @@ func callAllTools(ctx context.Context, url string) error {
 		return err
 	}
 	defer c.Close()
+	return callAll(ctx, c)
+}
+
+// callAll lists c's tools and calls each.
+func callAll(ctx context.Context, c *client.Client) error {
 	ts, err := tools(ctx, c)
 	if err != nil {
 		return err
@@ -154,15 +173,11 @@ func callEach(ctx context.Context, c *client.Client, ts []*mcp.Tool) error {
 
 // everything lists and uses every primitive: tools, resources, prompts.
 func everything(ctx context.Context, url string) error {
-	c, err := connect(ctx, url)
+	c, ts, err := connectTools(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	ts, err := tools(ctx, c)
-	if err != nil {
-		return err
-	}
 	errs := []error{callEach(ctx, c, ts)}
 	for r, err := range c.ListResources(ctx) {
 		if err != nil {
@@ -192,15 +207,11 @@ func everything(ctx context.Context, url string) error {
 // requestState calls the MRTR tools in an order that shows isolation: an
 // unrelated call between the input rounds of another.
 func requestState(ctx context.Context, url string) error {
-	c, err := connect(ctx, url)
+	c, ts, err := connectTools(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	ts, err := tools(ctx, c)
-	if err != nil {
-		return err
-	}
 	order := []string{"test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"}
 	sort.SliceStable(ts, func(i, j int) bool {
 		a, b := slices.Index(order, ts[i].Name), slices.Index(order, ts[j].Name)
@@ -212,15 +223,11 @@ func requestState(ctx context.Context, url string) error {
 // schemaEcho sends the focal tool's input schema back, verbatim, to the
 // echo tool.
 func schemaEcho(ctx context.Context, url string) error {
-	c, err := connect(ctx, url)
+	c, ts, err := connectTools(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	ts, err := tools(ctx, c)
-	if err != nil {
-		return err
-	}
 	var focal json.RawMessage
 	for _, t := range ts {
 		if t.Name == "json_schema_2020_12_tool" {

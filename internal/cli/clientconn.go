@@ -197,51 +197,12 @@ func requestFailed(name string, err error, stderr io.Writer) int {
 	return exitRequestFails
 }
 
-// maxListPages bounds the pages rawList follows.
-const maxListPages = 1000
-
 // rawList follows nextCursor through every page of a list method and
 // returns the items as the server sent them (discover shows them so,
 // tools with invalid x-mcp-header declarations included). field is the
 // result member holding the items.
 func rawList(ctx context.Context, c *client.Client, method, field string) ([]json.RawMessage, error) {
-	var all []json.RawMessage
-	seen := map[string]bool{}
-	cursor := ""
-	for range maxListPages {
-		var params any
-		if cursor != "" {
-			params = map[string]string{"cursor": cursor}
-		}
-		res, err := c.Call(ctx, method, params)
-		if err != nil {
-			return all, fmt.Errorf("%s: %w", method, err)
-		}
-		var page map[string]json.RawMessage
-		if err := json.Unmarshal(res, &page); err != nil {
-			return all, fmt.Errorf("%s: the result is not an object: %v", method, err)
-		}
-		var items []json.RawMessage
-		if raw, ok := page[field]; ok {
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return all, fmt.Errorf("%s: %s is not an array: %v", method, field, err)
-			}
-		}
-		all = append(all, items...)
-		var next string
-		if raw, ok := page["nextCursor"]; ok && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &next); err != nil {
-				return all, fmt.Errorf("%s: nextCursor is not a string: %v", method, err)
-			}
-		}
-		if next == "" {
-			return all, nil
-		}
-		if seen[next] {
-			return all, fmt.Errorf("%s: the server repeated cursor %q", method, next)
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return all, fmt.Errorf("%s: stopped after %d pages", method, maxListPages)
+	return iclient.ListPages(ctx, method, field, func(ctx context.Context, method string, params any) (json.RawMessage, error) {
+		return c.Call(ctx, method, params)
+	})
 }

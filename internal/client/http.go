@@ -148,8 +148,20 @@ func (c *HTTPConn) Do(ctx context.Context, method string, header http.Header) (*
 	return r, nil
 }
 
+// The values of the headers every POST carries, shared between requests.
+// net/http only reads a request's headers; the capacity is the length, so
+// that an append (Header.Add) copies instead of writing into them.
+var (
+	acceptValues      = []string{"application/json, text/event-stream"}
+	contentTypeValues = []string{"application/json"}
+)
+
+// shared returns v capped at its length, for sharing it between requests'
+// headers without a copy: an append to it reallocates.
+func shared(v []string) []string { return v[:len(v):len(v)] }
+
 func (c *HTTPConn) setHeaders(hr *http.Request, extra http.Header) {
-	hr.Header.Set("Accept", "application/json, text/event-stream")
+	hr.Header["Accept"] = acceptValues
 	for k, v := range c.header {
 		hr.Header[k] = append([]string(nil), v...)
 	}
@@ -159,11 +171,13 @@ func (c *HTTPConn) setHeaders(hr *http.Request, extra http.Header) {
 	if sid != "" {
 		hr.Header.Set("Mcp-Session-Id", sid)
 	}
-	if version != "" {
+	if _, set := extra["Mcp-Protocol-Version"]; version != "" && !set {
 		hr.Header.Set("Mcp-Protocol-Version", version)
 	}
+	// extra (the caller's per-request headers, usually shared between
+	// requests) is not changed by net/http: no copy of its values.
 	for k, v := range extra {
-		hr.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+		hr.Header[http.CanonicalHeaderKey(k)] = shared(v)
 	}
 }
 
@@ -203,7 +217,7 @@ func (c *HTTPConn) postReq(ctx context.Context, id jsonrpc.ID, body []byte, head
 	}
 	c.setHeaders(hr, header)
 	if hr.Header.Get("Content-Type") == "" {
-		hr.Header.Set("Content-Type", "application/json")
+		hr.Header["Content-Type"] = contentTypeValues
 	}
 	start := time.Now()
 	resp, err := c.client.Do(hr)

@@ -341,7 +341,7 @@ func (s *Session) RememberTools(tools []json.RawMessage) {
 	}
 }
 
-// maxPages bounds how many pages List follows.
+// maxPages bounds how many pages List and ListPages follow.
 const maxPages = 1000
 
 // List calls a list method (tools/list, prompts/list, resources/list,
@@ -349,6 +349,19 @@ const maxPages = 1000
 // the items of every page. field is the result member holding the items
 // ("tools", ...). Tools are remembered for tools/call.
 func (s *Session) List(ctx context.Context, method, field string) ([]json.RawMessage, error) {
+	all, err := ListPages(ctx, method, field, s.Result)
+	if field == "tools" {
+		s.RememberTools(all)
+	}
+	return all, err
+}
+
+// ListPages follows nextCursor through every page of a list method, with
+// call sending one request and returning its result, and returns the
+// items of every page as the server sent them (those of the pages before
+// an error too). field is the result member holding the items. It stops
+// with an error at a repeated cursor and after 1000 pages.
+func ListPages(ctx context.Context, method, field string, call func(ctx context.Context, method string, params any) (json.RawMessage, error)) ([]json.RawMessage, error) {
 	var (
 		all    []json.RawMessage
 		cursor string
@@ -362,7 +375,7 @@ func (s *Session) List(ctx context.Context, method, field string) ([]json.RawMes
 		if cursor != "" {
 			params = map[string]string{"cursor": cursor}
 		}
-		res, err := s.Result(ctx, method, params)
+		res, err := call(ctx, method, params)
 		if err != nil {
 			return all, fmt.Errorf("%s: %w", method, err)
 		}
@@ -383,9 +396,6 @@ func (s *Session) List(ctx context.Context, method, field string) ([]json.RawMes
 			}
 		}
 		all = append(all, items...)
-		if field == "tools" {
-			s.RememberTools(items)
-		}
 		if next == "" {
 			return all, nil
 		}
