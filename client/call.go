@@ -265,8 +265,13 @@ func (c *Client) roundTrip(ctx context.Context, method string, params map[string
 		return nil, fmt.Errorf("client: %s: %w", method, err)
 	}
 	req.Cancel = true
-	req.OnNotify = func(raw []byte, m *jsonrpc.Message) { c.onRequestNotify(st, raw, m) }
-	r, err := c.sess.Conn().RoundTrip(ctx, req)
+	conn := c.sess.Conn()
+	if _, stream := conn.(*iclient.StreamConn); !stream {
+		// stdio ties no notification to a request (they all go to the
+		// connection's handler): no callback to allocate there.
+		req.OnNotify = func(raw []byte, m *jsonrpc.Message) { c.onRequestNotify(st, raw, m) }
+	}
+	r, err := conn.RoundTrip(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil && !errors.Is(err, ErrTimeout) {
 			return nil, fmt.Errorf("client: %s: %w", method, ctx.Err())

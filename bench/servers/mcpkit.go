@@ -28,6 +28,10 @@ func newMcpkit() *mcp.Server {
 		Instructions: Instructions,
 		Cache:        mcp.CacheOptions{TTL: CacheTTL, Scope: mcp.CachePublic},
 		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// Every benchmark client is 127.0.0.1: the listener curve opens up
+		// to 19,000 streams from it (bench/scale.sh).
+		Listen: mcp.ListenOptions{MaxSubscriptions: mcp.Off},
+		Quotas: mcp.QuotaOptions{MaxSubscriptionsPerClient: mcp.Off},
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: ToolName, Description: ToolDesc},
 		func(ctx context.Context, req *mcp.ToolRequest, in EchoIn) (string, error) {

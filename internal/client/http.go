@@ -366,7 +366,11 @@ func (c *HTTPConn) readSSEResponse(ctx context.Context, sr *sseReader, id jsonrp
 }
 
 func isEventStream(h http.Header) bool {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	ct := h.Get("Content-Type")
+	if ct == "application/json" {
+		return false // the usual answer, without ParseMediaType's allocation
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "text/event-stream"
 }
 
