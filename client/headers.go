@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // checkHeaderDecls checks a tool's x-mcp-header annotations against the
@@ -55,7 +57,7 @@ func walkSchema(node any, static bool, path string, seen map[string]bool, depth 
 		if !ok {
 			return fmt.Errorf("property %q: x-mcp-header is not a string", path)
 		}
-		if !isToken(name) {
+		if !wire.IsToken(name) {
 			return fmt.Errorf("property %q: x-mcp-header %q is not an HTTP token", path, name)
 		}
 		key := strings.ToLower(name)
@@ -92,21 +94,4 @@ func walkSchema(node any, static bool, path string, seen map[string]bool, depth 
 		}
 	}
 	return nil
-}
-
-// isToken reports whether s is an RFC 9110 token (1*tchar).
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

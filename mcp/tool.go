@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/schema"
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Tool describes a tool as clients see it in tools/list.
@@ -515,7 +516,7 @@ func paramHeaders(schemaJSON []byte) ([]paramHeader, error) {
 			ppath := append(append([]string(nil), path...), key)
 			if hv, ok := pm["x-mcp-header"]; ok {
 				name, ok := hv.(string)
-				if !ok || !isToken(name) {
+				if !ok || !wire.IsToken(name) {
 					return fmt.Errorf("property %q: the value must be a non-empty HTTP token", strings.Join(ppath, "."))
 				}
 				low := strings.ToLower(name)
@@ -563,21 +564,6 @@ func paramHeaders(schemaJSON []byte) ([]paramHeader, error) {
 		return nil, fmt.Errorf("an x-mcp-header annotation is not reachable from the root through properties alone")
 	}
 	return out, nil
-}
-
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // canonicalHeader canonicalizes a header key as net/http does.

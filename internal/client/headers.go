@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // ParamHeaders returns the Mcp-Param-* headers that a tools/call must carry
@@ -52,7 +54,7 @@ func walkParamHeaders(schema json.RawMessage, args map[string]json.RawMessage, p
 		ppath := append(append([]string(nil), path...), name)
 		if p.Header != nil {
 			hn := *p.Header
-			if hn == "" || !isToken(hn) {
+			if hn == "" || !wire.IsToken(hn) {
 				return fmt.Errorf("property %q: x-mcp-header %q is not an HTTP token", strings.Join(ppath, "."), hn)
 			}
 			key := strings.ToLower(hn)
@@ -104,18 +106,4 @@ func headerText(v json.RawMessage) (string, error) {
 		return strconv.FormatInt(int64(f), 10), nil
 	}
 	return "", fmt.Errorf("value %s is not a string, integer or boolean", truncate(string(v), 40))
-}
-
-// isToken reports whether s is an RFC 9110 token (1*tchar).
-func isToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return s != ""
 }
