@@ -2,9 +2,11 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -171,13 +173,8 @@ const maxCachedHeaders = 1024
 // tool with x-mcp-header parameters its Mcp-Param-* headers.
 func (c *Client) modernHeaders(method string, params map[string]any) (http.Header, error) {
 	name := ""
-	switch method {
-	case "tools/call", "prompts/get":
-		name = paramString(params, "name")
-	case "resources/read":
-		name = paramString(params, "uri")
-	case "tasks/get", "tasks/update", "tasks/cancel":
-		name = paramString(params, "taskId")
+	if key := nameKey(method); key != "" {
+		name = paramString(params, key)
 	}
 	if method == "tools/call" {
 		c.mu.Lock()
@@ -197,6 +194,36 @@ func (c *Client) modernHeaders(method string, params map[string]any) (http.Heade
 		}
 	}
 	return c.baseHeaders(method, name), nil
+}
+
+// nameKey returns the params member that a request of method mirrors into
+// its Mcp-Name header, or "" for a method with none.
+func nameKey(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		return "taskId"
+	}
+	return ""
+}
+
+// checkName refuses a request whose name (the member mirrored into
+// Mcp-Name) is not valid UTF-8: JSON would carry it with U+FFFD in place
+// of the bad bytes and the header with the bytes as given, so a server
+// checking that the two match would refuse the call, and over any
+// transport the call would name a tool other than the one asked for.
+func checkName(method string, params map[string]any) error {
+	key := nameKey(method)
+	if key == "" {
+		return nil
+	}
+	if s, ok := params[key].(string); ok && !utf8.ValidString(s) {
+		return fmt.Errorf("params.%s %q is not valid UTF-8", key, s)
+	}
+	return nil
 }
 
 func (c *Client) baseHeaders(method, name string) http.Header {
@@ -232,6 +259,9 @@ func (c *Client) request(method string, params map[string]any, st *callState) (*
 // fillRequest builds the wire request in req (the one of a callState, so
 // that a call allocates one object for both).
 func (c *Client) fillRequest(req *iclient.Request, method string, params map[string]any, st *callState) error {
+	if err := checkName(method, params); err != nil {
+		return err
+	}
 	body, err := c.encodeParams(params, st)
 	if err != nil {
 		return err

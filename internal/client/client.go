@@ -207,8 +207,17 @@ func parseMessage(data []byte) *jsonrpc.Message {
 	if len(data) == 0 {
 		return nil
 	}
-	owned := bytes.Clone(data)
-	m, err := jsonrpc.Decode(owned)
+	return parseOwned(bytes.Clone(data))
+}
+
+// parseOwned is parseMessage of a buffer that nothing else writes to: the
+// message's byte slices point into it, without a copy.
+func parseOwned(data []byte) *jsonrpc.Message {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil
+	}
+	m, err := jsonrpc.Decode(data)
 	if err != nil {
 		return nil
 	}

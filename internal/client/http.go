@@ -250,7 +250,9 @@ func (c *HTTPConn) postReq(ctx context.Context, id jsonrpc.ID, body []byte, head
 			r.Body = r.Body[:keepBody]
 		}
 		if !r.TooLarge {
-			r.Msg = parseResponse(b, id)
+			// b is this response's own (io.ReadAll's fresh buffer, which
+			// r.Body only reads): the message may point into it.
+			r.Msg = checkResponse(parseOwned(b), id)
 		}
 	}
 	r.Latency = time.Since(start)
@@ -265,7 +267,11 @@ func (c *HTTPConn) postReq(ctx context.Context, id jsonrpc.ID, body []byte, head
 // parseResponse returns the JSON-RPC response in data if it answers id (or
 // has a null id, as errors the server could not attribute do).
 func parseResponse(data []byte, id jsonrpc.ID) *jsonrpc.Message {
-	m := parseMessage(data)
+	return checkResponse(parseMessage(data), id)
+}
+
+// checkResponse returns m when it is a response to id (or to no id).
+func checkResponse(m *jsonrpc.Message, id jsonrpc.ID) *jsonrpc.Message {
 	if m == nil || !m.IsResponse() {
 		return nil
 	}

@@ -149,3 +149,30 @@ func TestGoBlocks(t *testing.T) {
 	}
 	t.Logf("%d Go blocks compiled and vetted", len(code))
 }
+
+// TestServersShutDown checks that no whole-file Go block of the docs serves HTTP without a shutdown:
+// a block that builds a server with NewHTTPServer calls both Server.Shutdown and
+// http.Server.Shutdown (in that order, as the README's Getting started does), and none ends
+// its program with log.Fatal(....ListenAndServe()), which leaves the listen streams and tasks
+// to be cut off.
+func TestServersShutDown(t *testing.T) {
+	_, blocks := allBlocks(t)
+	checked := 0
+	for _, b := range blocks {
+		if b.Lang != "go" || b.Directive == "skip" || PackageName(b.Text) == "" || !strings.Contains(b.Text, "NewHTTPServer(") {
+			continue
+		}
+		checked++
+		if strings.Contains(b.Text, ".ListenAndServe())") {
+			t.Errorf("%s: log.Fatal(...ListenAndServe()) serves without a shutdown: follow the README's Getting started", b)
+			continue
+		}
+		s, hs := strings.Index(b.Text, "s.Shutdown("), strings.Index(b.Text, "hs.Shutdown(")
+		if s < 0 || hs < 0 || hs < s {
+			t.Errorf("%s: want s.Shutdown(ctx) and then hs.Shutdown(ctx) on a signal", b)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no Go block calls NewHTTPServer: the check would check nothing")
+	}
+}
