@@ -26,25 +26,7 @@ import (
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var hh httpHeaders
 	hh.scan(r.Header)
-	if e := s.checkOrigin(r, hh.origin); e != nil {
-		writeHTTPError(w, jsonrpc.ID{}, e)
-		return
-	}
-	if hh.size > s.maxHeader {
-		writeHTTPError(w, jsonrpc.ID{}, errHeaderTooLarge)
-		return
-	}
-	if r.Method != http.MethodPost {
-		// GET and DELETE of a legacy session (legacy_http.go).
-		if s.serveLegacyStream(w, r) {
-			return
-		}
-		w.Header().Set("Allow", "POST")
-		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
-		return
-	}
-	if !isJSONContentType(hh.contentType) {
-		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
+	if !s.admitHTTP(w, r, &hh) {
 		return
 	}
 	// Admission (quota.go), before the body is read: a slot of the
@@ -59,55 +41,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.quota.exit()
 		}
 	}()
-	// The in-flight byte budget counts bodies of countedBytes or more (the
-	// small ones are bounded by the connections that carry them, and
-	// skipping them keeps the common request free of shared counters): a
-	// body's declared length is reserved before it is read, and what it
-	// really holds once it is.
-	var counted int64
-	if r.ContentLength >= countedBytes {
-		if !s.quota.admit(r.ContentLength) {
-			writeHTTPError(w, jsonrpc.ID{}, errBusy)
-			return
-		}
-		counted = r.ContentLength
-	}
 	buf := s.getBuf()
 	defer s.putBuf(buf)
-	body, err := readBody(r.Body, *buf, s.maxBody)
-	if n := int64(len(body)); n >= countedBytes && n > counted {
-		if !s.quota.admit(n - counted) {
-			s.quota.unadmit(counted)
-			*buf = body[:0]
-			writeHTTPError(w, jsonrpc.ID{}, errBusy)
-			return
-		}
-		counted = n
-	}
+	body, counted, ok := s.readHTTPBody(w, r, buf)
 	if counted > 0 {
 		defer s.quota.unadmit(counted)
 	}
-	*buf = body[:0]
-	if err != nil {
-		if errors.Is(err, errTooLarge) {
-			writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
-		} else {
-			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "reading the request body failed"})
-		}
+	if !ok {
 		return
 	}
-	// The response is appended after the body, in the same pooled buffer;
-	// capping the body keeps an append to a span of it from reaching the
-	// response.
-	body = body[:len(body):len(body)]
 	var msg jsonrpc.Message
 	var mv metaVisitor
-	var derr *jsonrpc.Error
-	if msg, derr = decodeVisit(body, mv.visit); derr != nil {
-		writeHTTPError(w, msg.ID, fromWire(derr))
+	if !decodeHTTP(w, body, &msg, &mv) {
 		return
 	}
-	mv.finish(msg.Params)
 	principal, ok := s.authenticate(w, r, &msg)
 	if !ok {
 		return
@@ -127,11 +74,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := (*buf)[len(body):len(body)]
 	if msg.Method == "server/discover" && s.icpt == nil {
-		// Answered without a sink (discover sends no notifications), and
-		// with the message on this frame: no allocation.
-		resp, status := s.discover(out, &msg, &hh, &mv)
-		keepGrown(buf, out, resp)
-		writeJSON(w, resp, status)
+		s.serveDiscoverHTTP(w, buf, out, &msg, &hh, &mv)
 		return
 	}
 	if msg.Method == methodListen {
@@ -139,21 +82,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// in-flight requests.
 		slot = false
 		s.quota.exit()
-		// A listen stream that cannot be parked (park.go: HTTP/2, a
-		// ResponseWriter without Hijack, DisableListenParking) stays in
-		// handle for as long as it is open, and holds no pooled buffer
-		// meanwhile: the message and its _meta are
-		// read again from a copy of the body, the pooled buffer goes back
-		// to the pool (putBuf ignores the emptied one when ServeHTTP
-		// returns), and the response buffer is allocated when the stream
-		// ends.
-		body = slices.Clone(body)
-		mv = metaVisitor{}
-		msg, _ = decodeVisit(body, mv.visit) // it decoded before
-		mv.finish(msg.Params)
-		pooled := new([]byte)
-		*pooled, *buf = *buf, nil
-		s.putBuf(pooled)
+		body = s.detachListen(body, buf, &msg, &mv)
 		out = nil
 	}
 	// The message and the sink share one allocation: both outlive this
@@ -170,6 +99,116 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer s.quota.unadmit(n)
 	}
 	sink.finish(resp, status)
+}
+
+// admitHTTP is the first step of ServeHTTP, before any admission slot is
+// taken: the Origin and Host check, the header size limit, the method (GET
+// and DELETE go to a legacy session, anything else but POST gets 405) and
+// the media type. It reports whether the request goes on; when not, it has
+// written the response.
+func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request, hh *httpHeaders) bool {
+	if e := s.checkOrigin(r, hh.origin); e != nil {
+		writeHTTPError(w, jsonrpc.ID{}, e)
+		return false
+	}
+	if hh.size > s.maxHeader {
+		writeHTTPError(w, jsonrpc.ID{}, errHeaderTooLarge)
+		return false
+	}
+	if r.Method != http.MethodPost {
+		// GET and DELETE of a legacy session (legacy_http.go).
+		if s.serveLegacyStream(w, r) {
+			return false
+		}
+		w.Header().Set("Allow", "POST")
+		writeHTTPError(w, jsonrpc.ID{}, errMethodNotAllowed)
+		return false
+	}
+	if !isJSONContentType(hh.contentType) {
+		writeHTTPError(w, jsonrpc.ID{}, errMediaType)
+		return false
+	}
+	return true
+}
+
+// readHTTPBody reads the request body into the pooled buffer buf, within
+// MaxBodyBytes and the in-flight byte budget. The budget counts bodies of
+// countedBytes or more (the small ones are bounded by the connections that
+// carry them, and skipping them keeps the common request free of shared
+// counters): a body's declared length is reserved before it is read, and
+// what it really holds once it is. It returns the body, capped so that an
+// append to a span of it cannot reach the response appended after it, and
+// the bytes it reserved, which the caller gives back when the request
+// ends, also when ok is false; when ok is false it has written the
+// response.
+func (s *Server) readHTTPBody(w http.ResponseWriter, r *http.Request, buf *[]byte) (body []byte, counted int64, ok bool) {
+	if r.ContentLength >= countedBytes {
+		if !s.quota.admit(r.ContentLength) {
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+			return nil, 0, false
+		}
+		counted = r.ContentLength
+	}
+	body, err := readBody(r.Body, *buf, s.maxBody)
+	*buf = body[:0]
+	if n := int64(len(body)); n >= countedBytes && n > counted {
+		if !s.quota.admit(n - counted) {
+			s.quota.unadmit(counted)
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+			return nil, 0, false
+		}
+		counted = n
+	}
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
+		} else {
+			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "reading the request body failed"})
+		}
+		return nil, counted, false
+	}
+	return body[:len(body):len(body)], counted, true
+}
+
+// decodeHTTP decodes body into msg, collecting its _meta into mv. It
+// reports whether the message decoded; when not, it has written the error.
+func decodeHTTP(w http.ResponseWriter, body []byte, msg *jsonrpc.Message, mv *metaVisitor) bool {
+	var derr *jsonrpc.Error
+	if *msg, derr = decodeVisit(body, mv.visit); derr != nil {
+		writeHTTPError(w, msg.ID, fromWire(derr))
+		return false
+	}
+	mv.finish(msg.Params)
+	return true
+}
+
+// serveDiscoverHTTP is the fast path of server/discover on a server without
+// interceptors: answered without a sink (discover sends no notifications),
+// into out, the tail of the pooled buffer buf, with the message on the
+// caller's frame: no allocation.
+func (s *Server) serveDiscoverHTTP(w http.ResponseWriter, buf *[]byte, out []byte, msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor) {
+	resp, status := s.discover(out, msg, hh, mv)
+	keepGrown(buf, out, resp)
+	writeJSON(w, resp, status)
+}
+
+// detachListen prepares a subscriptions/listen request to outlive the
+// pooled buffer. A listen stream that cannot be parked (park.go: HTTP/2, a
+// ResponseWriter without Hijack, DisableListenParking) stays in handle for
+// as long as it is open, and holds no pooled buffer meanwhile: the message
+// and its _meta are read again from a copy of the body, which it returns,
+// the pooled buffer goes back to the pool (putBuf ignores the emptied buf
+// when ServeHTTP returns), and the response buffer is allocated when the
+// stream ends.
+func (s *Server) detachListen(body []byte, buf *[]byte, msg *jsonrpc.Message, mv *metaVisitor) []byte {
+	body = slices.Clone(body)
+	*mv = metaVisitor{}
+	*msg, _ = decodeVisit(body, mv.visit) // it decoded before
+	mv.finish(msg.Params)
+	pooled := new([]byte)
+	*pooled, *buf = *buf, nil
+	s.putBuf(pooled)
+	return body
 }
 
 // keepGrown makes buf, the pooled buffer whose tail out was, the array resp

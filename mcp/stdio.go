@@ -339,16 +339,8 @@ func (c *stdioConn) flushLocked() {
 // dispatch handles one line. It returns false when the connection has been
 // stopped and the line was ignored.
 func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
-	// A modern server/discover is answered from the snapshot and never
-	// blocks: it is served in the reading goroutine, from the reader's
-	// buffer, and its response waits in the pending output (queueMsg).
-	// The method name is a cheap hint; Decode decides.
-	if c.sess == nil && bytes.Contains(line, []byte(`"server/discover"`)) {
-		if msg, derr := jsonrpc.Decode(line); derr == nil && msg.Method == "server/discover" && msg.IsRequest() {
-			if served, ok := c.inline(ctx, &msg); served {
-				return ok
-			}
-		}
+	if served, ok := c.discoverFast(ctx, line); served {
+		return ok
 	}
 	owned := bytes.Clone(line) // the reader reuses its buffer
 	msg, derr := jsonrpc.Decode(owned)
@@ -356,37 +348,79 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, derr))
 		return true
 	}
+	if c.route(&msg) {
+		return true
+	}
+	if c.serveInitialize(ctx, &msg) {
+		return true
+	}
+	// The message outlives this frame: start hands it to a worker.
+	return c.start(ctx, &msg)
+}
+
+// discoverFast serves a modern server/discover, which is answered from the
+// snapshot and never blocks, in the reading goroutine, from the reader's
+// buffer; its response waits in the pending output (queueMsg). The method
+// name is a cheap hint; Decode decides. It reports, like inline, whether it
+// served the line and whether the connection is still open.
+func (c *stdioConn) discoverFast(ctx context.Context, line []byte) (served, ok bool) {
+	if c.sess != nil || !bytes.Contains(line, []byte(`"server/discover"`)) {
+		return false, true
+	}
+	msg, derr := jsonrpc.Decode(line)
+	if derr != nil || msg.Method != "server/discover" || !msg.IsRequest() {
+		return false, true
+	}
+	return c.inline(ctx, &msg)
+}
+
+// route delivers the messages that are not requests: a response, from a
+// legacy client answering a request of the server (legacy.go; the modern
+// era sends none), and notifications. It reports whether msg was one.
+func (c *stdioConn) route(msg *jsonrpc.Message) bool {
 	switch {
 	case msg.IsResponse():
-		// A legacy client answering a request of the server (legacy.go);
-		// the modern era sends none.
 		if c.sess != nil {
-			c.sess.deliver(&msg)
+			c.sess.deliver(msg)
 		}
 		return true
 	case msg.IsNotification():
 		if msg.Method == "notifications/cancelled" {
 			c.cancel(msg.Params)
 		} else if c.sess != nil {
-			c.sess.handleNotification(&msg)
+			c.sess.handleNotification(msg)
 		}
 		return true
 	}
-	// initialize without modern _meta switches the connection to the
-	// legacy era for good (legacy.go). It is answered before the next line
-	// is read, so that a client that does not wait for the answer still
-	// finds the session initialized.
-	if msg.Method == "initialize" && c.s.legacy != nil && (c.sess != nil || !hasModernMeta(msg.Params)) {
-		if c.sess == nil {
-			ss := c.s.newStdioSession(c.writeMsg)
-			c.mu.Lock()
-			c.sess = ss
-			c.mu.Unlock()
-		}
-		resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: &msg, Transport: TransportStdio, session: c.sess}, nil)
-		c.writeMsg(resp)
-		return true
+	return false
+}
+
+// serveInitialize is the legacy routing step: initialize without modern
+// _meta switches the connection to the legacy era for good (legacy.go). It
+// is answered before the next line is read, so that a client that does not
+// wait for the answer still finds the session initialized. It reports
+// whether msg was such an initialize.
+func (c *stdioConn) serveInitialize(ctx context.Context, msg *jsonrpc.Message) bool {
+	if msg.Method != "initialize" || c.s.legacy == nil || (c.sess == nil && hasModernMeta(msg.Params)) {
+		return false
 	}
+	if c.sess == nil {
+		ss := c.s.newStdioSession(c.writeMsg)
+		c.mu.Lock()
+		c.sess = ss
+		c.mu.Unlock()
+	}
+	resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: msg, Transport: TransportStdio, session: c.sess}, nil)
+	c.writeMsg(resp)
+	return true
+}
+
+// start admits a request and runs it in a worker: it takes an in-flight
+// slot (waiting for one, after flushing the pending output, when all are
+// taken), registers the call under its id, refusing a duplicate id, and
+// hands the call to a worker. It returns false when the connection has
+// been stopped.
+func (c *stdioConn) start(ctx context.Context, msg *jsonrpc.Message) bool {
 	sess := c.sess
 	key := string(msg.ID.Raw())
 	cctx, cancel := context.WithCancel(ctx)
@@ -434,7 +468,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 			c.wg.Done()
 		}()
 		buf := c.s.getBuf()
-		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: &msg, Transport: TransportStdio, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
+		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: msg, Transport: TransportStdio, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
 		call.mu.Lock()
 		call.done = true
 		if !call.cancelled && len(resp) > 0 {
