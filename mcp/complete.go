@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
 // maxCompletions is the most values one completion/complete result holds.
@@ -92,41 +90,16 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 	if x.snap.caps.Completions == nil {
 		return nil, methodNotFound(x.method)
 	}
-	ref, ok := jsonscan.Lookup(x.params, "ref")
-	if !ok || !jsonscan.IsObject(ref) {
-		return nil, InvalidParams("Invalid params: completion/complete needs a ref object")
+	var cp completeParams
+	if e := decodeParams(x, &cp); e != nil {
+		return nil, e
 	}
-	argV, ok := jsonscan.Lookup(x.params, "argument")
-	if !ok || !jsonscan.IsObject(argV) {
-		return nil, InvalidParams("Invalid params: completion/complete needs an argument object with name and value")
-	}
-	nameV, _ := jsonscan.Lookup(argV, "name")
-	valueV, _ := jsonscan.Lookup(argV, "value")
-	argName, ok1 := jsonscan.String(nameV)
-	value, ok2 := jsonscan.String(valueV)
-	if !ok1 || !ok2 {
-		return nil, InvalidParams("Invalid params: argument.name and argument.value must be strings")
-	}
-	cv, _ := jsonscan.Lookup(x.params, "context")
-	if k := jsonscan.Kind(cv); k != 0 && k != 'n' && k != '{' {
-		return nil, InvalidParams("Invalid params: context must be an object")
-	}
-	cargs, _ := jsonscan.Lookup(cv, "arguments")
-	resolved, err := stringMap(cargs, "context.arguments")
-	if err != nil {
-		return nil, err
-	}
-
-	req := &CompleteRequest{Argument: argName, Value: value, Context: resolved}
+	argName := cp.argument
+	req := &CompleteRequest{Argument: argName, Value: cp.value, Context: cp.context}
 	var h CompletionHandler
-	typ, _ := jsonscan.Lookup(ref, "type")
-	switch {
-	case jsonscan.StringEqual(typ, "ref/prompt"):
-		nv, _ := jsonscan.Lookup(ref, "name")
-		name, ok := jsonscan.String(nv)
-		if !ok {
-			return nil, InvalidParams("Invalid params: ref.name must be a string")
-		}
+	switch cp.refType {
+	case "ref/prompt":
+		name := cp.refName
 		p, err := x.findPrompt(ctx, name)
 		if err != nil {
 			return nil, err
@@ -135,12 +108,8 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 			return nil, InvalidParams("Invalid params: prompt " + name + " has no argument " + argName + p.prompt.argumentList())
 		}
 		req.Prompt, h = name, p.prompt.Complete
-	case jsonscan.StringEqual(typ, "ref/resource"):
-		uv, _ := jsonscan.Lookup(ref, "uri")
-		uri, ok := jsonscan.String(uv)
-		if !ok {
-			return nil, InvalidParams("Invalid params: ref.uri must be a string")
-		}
+	default: // "ref/resource"
+		uri := cp.refURI
 		var t *templateEntry
 		for _, e := range x.snap.templates {
 			if e.template.URITemplate == uri {
@@ -163,8 +132,6 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 			return nil, InvalidParams("Invalid params: resource template " + uri + " has no variable " + argName + "; its variables are " + strings.Join(t.vars, ", "))
 		}
 		req.URITemplate, h = uri, t.template.Complete
-	default:
-		return nil, InvalidParams(`Invalid params: ref.type must be "ref/prompt" or "ref/resource"`)
 	}
 
 	res := &CompleteResult{}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/yosida95/uritemplate/v3"
 )
 
@@ -277,11 +276,11 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	if x.snap.resourcesList == nil {
 		return nil, methodNotFound(x.method)
 	}
-	uriV, _ := x.param("uri")
-	uri, ok := jsonscan.String(uriV)
-	if !ok {
-		return nil, InvalidParams("Invalid params: resources/read needs a string uri")
+	var rp readParams
+	if e := decodeParams(x, &rp); e != nil {
+		return nil, e
 	}
+	uri := rp.uri
 	req := &ResourceRequest{URI: uri}
 	var (
 		handler         ResourceHandler
