@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"testing"
 )
@@ -313,3 +314,37 @@ func BenchmarkToolsCallLoopback(b *testing.B) { benchLoopback(b, echoServer()) }
 
 // BenchmarkHTTPFloorLoopback is the net/http floor over loopback.
 func BenchmarkHTTPFloorLoopback(b *testing.B) { benchLoopback(b, floorHandler{}) }
+
+// bytesPerRun returns the average number of heap bytes one call of f
+// allocates, over runs calls after a warm-up call.
+func bytesPerRun(runs int, f func()) uint64 {
+	f()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return (after.TotalAlloc - before.TotalAlloc) / uint64(runs)
+}
+
+// TestToolsCallBytes pins the heap bytes of a tools/call served without
+// interceptors at most 700 beyond the net/http floor's (677 when it was
+// written): the exchange, with its RequestInfo and ToolRequest, must stay
+// in the 896-byte size class (at most 888 bytes plus the allocator's 8-byte
+// header for objects over 512 bytes with pointers).
+func TestToolsCallBytes(t *testing.T) {
+	if testing.Short() || raceOn {
+		t.Skip("allocation sizes need a quiet run without the race detector")
+	}
+	floor := bytesPerRun(500, newInProcessHTTP(t, floorHandler{}, "tools/call", "echo", echoCallBody).do)
+	p := newInProcessHTTP(t, echoServer(), "tools/call", "echo", echoCallBody)
+	got := bytesPerRun(500, p.do)
+	if p.w.status != 200 {
+		t.Fatalf("status %d: %s", p.w.status, p.w.body)
+	}
+	if got > floor+700 {
+		t.Errorf("tools/call allocates %d bytes per request, want at most %d (the floor's %d plus 700)", got, floor+700, floor)
+	}
+}

@@ -145,7 +145,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	} else {
 		x = &exchange{}
 	}
-	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, version: version, notifier: n, toolReq: x.toolReq}
+	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, info: RequestInfo{ProtocolVersion: version}, notifier: n, toolReq: x.toolReq}
 	x.info.Header = in.Header
 	x.info.Principal = in.Principal
 	x.remote = in.remote
@@ -244,13 +244,15 @@ func methodNotFound(method string) *Error {
 
 // exchange is the server side of one request while it is handled.
 type exchange struct {
-	s        *Server
-	snap     *snapshot
-	id       jsonrpc.ID
-	method   string
-	params   []byte
-	meta     reqMeta
-	version  string
+	s      *Server
+	snap   *snapshot
+	id     jsonrpc.ID
+	method string
+	params []byte
+	meta   reqMeta
+	// info.ProtocolVersion is the request's validated revision from the
+	// start (not only once info is decoded): a separate version field
+	// would push the exchange of a tools/call into a larger size class.
 	info     RequestInfo
 	notifier Notifier // for a legacy request, it also carries the session (legacy.go)
 	remote   string   // Incoming.remote
@@ -296,7 +298,7 @@ type toolExchange struct {
 // requestInfo decodes the typed RequestInfo on first use.
 func (x *exchange) requestInfo() (*RequestInfo, error) {
 	if !x.infoDone {
-		if e := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo); e != nil {
+		if e := x.meta.decodeInfoCached(&x.info, x.info.ProtocolVersion, &x.s.clientInfo); e != nil {
 			return nil, e
 		}
 		if raw := x.meta.extraMeta(x.params); raw != nil {

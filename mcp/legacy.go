@@ -182,7 +182,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		return appendLegacyError(dst, msg.ID, perr)
 	}
 	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
-		version: st.ProtocolVersion, notifier: withSession(n, ss)}
+		notifier: withSession(n, ss)}
 	x.info = RequestInfo{
 		ProtocolVersion:    st.ProtocolVersion,
 		ClientInfo:         st.ClientInfo,

@@ -39,6 +39,11 @@ type RequestInfo struct {
 	// (per-request _meta) or EraLegacy (a session opened with initialize,
 	// whose version, client and capabilities fill the fields above).
 	Era Era
+	// roots is what ClientCapabilities.Roots points to when fastCaps
+	// decoded it. It is here, not in caps, because it fills the padding
+	// after Era: eight bytes less keep a tools/call's exchange in its
+	// size class.
+	roots RootsCapability
 	// Meta holds the members of the request's params._meta that are not
 	// the protocol's own (those named io.modelcontextprotocol/... and
 	// progressToken): the W3C trace context (traceparent, tracestate,
@@ -389,10 +394,10 @@ func (rm *reqMeta) decodeInfo(info *RequestInfo, version string) *Error {
 // clientInfo values; it is updated.
 func (rm *reqMeta) decodeInfoCached(info *RequestInfo, version string, cache *clientInfoCache) *Error {
 	info.ProtocolVersion = version
-	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) && !fastCaps(rm.caps, &info.ClientCapabilities, &info.caps) {
+	if len(rm.caps) > 0 && !jsonscan.IsEmptyObject(rm.caps) && !fastCaps(rm.caps, &info.ClientCapabilities, &info.caps, &info.roots) {
 		// Not the common shape: encoding/json decides, from scratch.
 		info.ClientCapabilities = ClientCapabilities{}
-		info.caps = capStore{}
+		info.caps, info.roots = capStore{}, RootsCapability{}
 		if err := json.Unmarshal(rm.caps, &info.ClientCapabilities); err != nil {
 			return InvalidParams("Invalid params: malformed " + metaClientCapabilities)
 		}
@@ -473,22 +478,22 @@ func decodeClientInfo(raw []byte) Implementation {
 	return impl
 }
 
-// capStore holds the capability values of one request.
+// capStore holds two of the capability values of one request
+// (RequestInfo.roots holds the third).
 type capStore struct {
 	sampling    SamplingCapability
 	elicitation ElicitationCapability
-	roots       RootsCapability
 }
 
 // fastCaps decodes the common shape of clientCapabilities without
 // reflection: sampling and elicitation as {} and roots as {} or
 // {"listChanged": true|false}, each key spelled exactly. It reports false
 // for anything else (other members, other spellings, escapes, null, nested
-// values), leaving c and st partly filled, and the caller then decodes with
+// values), leaving c, st and roots partly filled, and the caller then decodes with
 // encoding/json. Where it reports true, the result equals encoding/json's,
 // duplicate keys included; FuzzFastCaps checks that.
 // raw must be valid JSON, as it is inside a decoded request.
-func fastCaps(raw []byte, c *ClientCapabilities, st *capStore) bool {
+func fastCaps(raw []byte, c *ClientCapabilities, st *capStore, roots *RootsCapability) bool {
 	it, ok := jsonscan.Object(raw)
 	if !ok {
 		return false
@@ -521,14 +526,14 @@ func fastCaps(raw []byte, c *ClientCapabilities, st *capStore) bool {
 				}
 				switch string(m2.Value) {
 				case "true":
-					st.roots.ListChanged = true
+					roots.ListChanged = true
 				case "false":
-					st.roots.ListChanged = false
+					roots.ListChanged = false
 				default:
 					return false
 				}
 			}
-			c.Roots = &st.roots
+			c.Roots = roots
 		default:
 			return false
 		}

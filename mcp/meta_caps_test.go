@@ -54,7 +54,7 @@ func TestFastCapsCommonShapes(t *testing.T) {
 	} {
 		var c ClientCapabilities
 		var st capStore
-		if !fastCaps([]byte(raw), &c, &st) {
+		if !fastCaps([]byte(raw), &c, &st, new(RootsCapability)) {
 			t.Errorf("fastCaps(%s) declined a common shape", raw)
 			continue
 		}
@@ -92,7 +92,7 @@ func FuzzFastCaps(f *testing.F) {
 		want, wantOK := decodeCapsReference(raw)
 		var c ClientCapabilities
 		var st capStore
-		if fastCaps(raw, &c, &st) {
+		if fastCaps(raw, &c, &st, new(RootsCapability)) {
 			if !wantOK {
 				t.Fatalf("fastCaps accepted %s, encoding/json rejects it", raw)
 			}

@@ -148,8 +148,8 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 	// response, connection and buffers. The id is copied: the stream
 	// outlives the request buffer it points into.
 	x := st.x
-	st.x = &exchange{s: x.s, id: x.id.Clone(), method: x.method, version: x.version}
-	st.x.info.Era, st.x.info.Principal = x.info.Era, x.info.Principal
+	st.x = &exchange{s: x.s, id: x.id.Clone(), method: x.method}
+	st.x.info.Era, st.x.info.Principal, st.x.info.ProtocolVersion = x.info.Era, x.info.Principal, x.info.ProtocolVersion
 	if pipelined {
 		// Request bytes that net/http had read past this request cannot
 		// be handed back to it: the head says Connection: close, so the

@@ -88,7 +88,7 @@ func (ts *taskState) newRun(parent context.Context, t *toolEntry, x *exchange, i
 // x, but owning params (a copy), so that it outlives the request.
 func (x *exchange) taskExchange(params []byte) *exchange {
 	tx := &exchange{
-		s: x.s, snap: x.snap, id: x.id, method: x.method, params: params, version: x.version,
+		s: x.s, snap: x.snap, id: x.id, method: x.method, params: params,
 		info: x.info, infoDone: true, notifier: x.notifier,
 	}
 	tx.meta, _ = scanMeta(params)
@@ -579,14 +579,14 @@ func (ts *taskState) resume(ctx context.Context, t *TaskRecord, p *Principal) {
 	s := ts.s
 	sn := s.snapshot()
 	te := sn.tools[t.Tool]
-	x := &exchange{s: s, snap: sn, method: "tools/call", params: t.Params, version: LatestVersion, infoDone: true}
+	x := &exchange{s: s, snap: sn, method: "tools/call", params: t.Params, info: RequestInfo{ProtocolVersion: LatestVersion}, infoDone: true}
 	x.meta, _ = scanMeta(t.Params)
 	if v, ok := jsonscan.StringBytes(x.meta.version); ok {
 		if sv := s.supports(v); sv != "" {
-			x.version = sv
+			x.info.ProtocolVersion = sv
 		}
 	}
-	ierr := x.meta.decodeInfoCached(&x.info, x.version, &x.s.clientInfo)
+	ierr := x.meta.decodeInfoCached(&x.info, x.info.ProtocolVersion, &x.s.clientInfo)
 	x.info.Principal = p
 	x.finish() // no request stream: nothing to notify
 	if te == nil || te.tool.TaskSupport == TaskNone {
