@@ -88,7 +88,15 @@ func TestBusAcrossReplicas(t *testing.T) {
 	for _, rec := range []*recorder{&ra, &rb} {
 		waitFor(t, 5*time.Second, "every change", func() bool { return len(rec.got()) >= len(want) })
 	}
-	time.Sleep(100 * time.Millisecond) // duplicates would arrive by now
+	// Duplicates would be published before a marker published now, and
+	// each subscriber receives the channel's messages in order: once the
+	// markers arrived, so did any duplicate.
+	end := mcp.Change{Kind: mcp.ResourceUpdated, URI: "test:end"}
+	a.Publish(end)
+	b.Publish(end)
+	for _, rec := range []*recorder{&ra, &rb} {
+		waitFor(t, 5*time.Second, "the end markers", func() bool { return count(rec.got(), end) >= 2 })
+	}
 	sortChanges := cmp.Transformer("sort", func(in []mcp.Change) map[mcp.Change]int {
 		m := map[mcp.Change]int{}
 		for _, c := range in {
@@ -96,6 +104,7 @@ func TestBusAcrossReplicas(t *testing.T) {
 		}
 		return m
 	})
+	want = append(want, end, end)
 	if diff := cmp.Diff(want, ra.got(), sortChanges); diff != "" {
 		t.Errorf("replica a got (-want +got):\n%s", diff)
 	}
@@ -272,4 +281,15 @@ func TestServersShareChanges(t *testing.T) {
 	if got, want := next(), `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{`+tag+`,"uri":"test://watched"}}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+}
+
+// count is how many times c is in cs.
+func count(cs []mcp.Change, c mcp.Change) int {
+	n := 0
+	for _, x := range cs {
+		if x == c {
+			n++
+		}
+	}
+	return n
 }
