@@ -30,7 +30,10 @@ type testIssuer struct {
 	rsa  *rsa.PrivateKey   // kid "rsa-1"
 	ec   *ecdsa.PrivateKey // kid "ec-1"
 	fail atomic.Bool       // answer 500 instead of the key set
-	slow atomic.Bool       // answer the key set after 200 ms
+	slow atomic.Bool       // hold the key set until release is closed
+	// fetching gets a value when a held key set request arrives; release
+	// lets held requests answer.
+	fetching, release chan struct{}
 
 	mu        sync.Mutex
 	published []map[string]string
@@ -63,12 +66,20 @@ func testKeys(t testing.TB) {
 func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	testKeys(t)
-	is := &testIssuer{t: t, rsa: rsaKey, ec: ecKey}
+	is := &testIssuer{t: t, rsa: rsaKey, ec: ecKey, fetching: make(chan struct{}, 1), release: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
 		is.fetches.Add(1)
 		if is.slow.Load() {
-			time.Sleep(200 * time.Millisecond)
+			select {
+			case is.fetching <- struct{}{}:
+			default:
+			}
+			select {
+			case <-is.release:
+			case <-r.Context().Done():
+				return
+			}
 		}
 		if is.fail.Load() {
 			http.Error(w, "down", http.StatusInternalServerError)

@@ -345,9 +345,21 @@ func TestJWKSFetchOutlivesCaller(t *testing.T) {
 	is.slow.Store(true)
 	v := newVerifier(t, is, nil)
 	token := is.rs256(is.claims(resource))
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	v.VerifyToken(ctx, token) // its client is gone before the keys arrive
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v.VerifyToken(ctx, token)
+	}()
+	<-is.fetching
+	cancel() // its client is gone before the keys arrive
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		close(is.release)
+		t.Fatal("VerifyToken did not return when its context ended")
+	}
+	close(is.release)
 	if _, err := v.VerifyToken(context.Background(), token); err != nil {
 		t.Fatalf("the next request: %v", err)
 	}
