@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -245,7 +246,12 @@ func endWindow(s *Server) {
 // after a publication (registering many tools in a row) are published
 // together, once, when the window ends; a change in the window that this
 // publication opens is not lost either.
-func TestChangesCoalesce(t *testing.T) {
+//
+// It runs in a synctest bubble, so that "nothing was published" is checked
+// once every goroutine of the server is idle, not after a guessed pause.
+func TestChangesCoalesce(t *testing.T) { synctest.Test(t, testChangesCoalesce) }
+
+func testChangesCoalesce(t *testing.T) {
 	bus := new(countingBus)
 	s := NewServer(&ServerOptions{Bus: bus})
 	// A window far longer than any wait below: a publication seen before
@@ -253,7 +259,7 @@ func TestChangesCoalesce(t *testing.T) {
 	longWindow(t, s)
 	tools := Change{Kind: ToolsListChanged}
 	published := func() int { return bus.counts()[tools] }
-	settle := func() { time.Sleep(50 * time.Millisecond) }
+	settle := synctest.Wait // until every goroutine of the bubble is blocked
 	addTool := func(name string) {
 		AddTool(s, &Tool{Name: name, Description: "One of many."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 	}

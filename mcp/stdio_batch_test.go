@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -173,7 +174,14 @@ func (r *countingReader) Read(p []byte) (int, error) {
 // read its output makes the server stop reading, instead of letting the
 // responses pile up in memory. A tool's response comes first, so that a
 // worker goroutine, not the reader, is the one blocked writing.
+//
+// It runs in a synctest bubble: "reading stopped" is checked once every
+// goroutine is blocked, not when the count stopped moving for a while.
 func TestStdioStopsReadingWhenOutputBlocks(t *testing.T) {
+	synctest.Test(t, testStdioStopsReadingWhenOutputBlocks)
+}
+
+func testStdioStopsReadingWhenOutputBlocks(t *testing.T) {
 	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "hi", nil })
@@ -181,9 +189,13 @@ func TestStdioStopsReadingWhenOutputBlocks(t *testing.T) {
 	line := discoverLine(7)
 	const total = 60000 // about 13 MB of requests
 	pr, pw := io.Pipe()
+	cr := &countingReader{r: pr}
+	w := blockedWriter{release: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(context.Background(), cr, w) }()
+	io.WriteString(pw, first)
+	synctest.Wait() // the tool's response is being written
 	go func() {
-		io.WriteString(pw, first)
-		time.Sleep(100 * time.Millisecond) // the tool's response is being written
 		b := []byte(strings.Repeat(line, 100))
 		for range total / 100 {
 			if _, err := pw.Write(b); err != nil {
@@ -192,16 +204,8 @@ func TestStdioStopsReadingWhenOutputBlocks(t *testing.T) {
 		}
 		pw.Close()
 	}()
-	cr := &countingReader{r: pr}
-	w := blockedWriter{release: make(chan struct{})}
-	done := make(chan error, 1)
-	go func() { done <- s.ServeStdio(context.Background(), cr, w) }()
-	// Wait until reading stops.
-	last := int64(-1)
-	for cr.n.Load() != last {
-		last = cr.n.Load()
-		time.Sleep(200 * time.Millisecond)
-	}
+	synctest.Wait() // reading stopped
+	last := cr.n.Load()
 	if limit := int64(8 << 20); last > limit {
 		t.Errorf("read %d bytes of input while the output was blocked, want at most %d", last, limit)
 	}
