@@ -89,9 +89,7 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	mark := len(dst)
 	out, err := x.run(ctx, h, dst)
-	if err == nil && s.quota.maxResponse >= 0 && len(out)-mark > s.quota.maxResponse {
-		err = s.quota.responseTooLarge(len(out) - mark)
-	}
+	err = s.quota.boundResponse(len(out)-mark, err)
 	x.finish()
 	if err != nil {
 		return s.answerError(x, n, err, dst[:mark])

@@ -223,6 +223,7 @@ func (xc *exchangeCall) run(ctx context.Context) Outcome {
 	var err error
 	w := x.era()
 	out, err = w.invoke(ctx, x, xc.h, xc.dst)
+	err = xc.s.quota.boundResponse(len(out)-xc.mark, err)
 	x.finish()
 	if err != nil {
 		xc.out, xc.status = w.answerError(x, xc.n, err, xc.dst[:xc.mark])

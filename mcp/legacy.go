@@ -202,6 +202,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	}
 	mark := len(dst)
 	out, err := s.legacyInvoke(ctx, x, h, dst)
+	err = s.quota.boundResponse(len(out)-mark, err)
 	x.finish()
 	if err != nil {
 		return s.answerLegacyError(x, err, dst[:mark])

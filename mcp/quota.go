@@ -54,10 +54,12 @@ type QuotaOptions struct {
 	// busy". Default 256 MiB (64 requests of the default
 	// MaxMessageBytes). Off removes it.
 	MaxInFlightBytes int64
-	// MaxResponseBytes bounds one encoded response of the modern era: a
-	// result that encodes to more (a tool echoing 4 MiB of invalid UTF-8
-	// grows sixfold as escapes) is replaced with the error -32603
-	// "Response too large", data {"quota":"maxResponseBytes","limit":N}.
+	// MaxResponseBytes bounds one encoded response, of either era and
+	// with or without interceptors (which see the error as the call's
+	// Outcome): a result that encodes to more (a tool echoing 4 MiB of
+	// invalid UTF-8 grows sixfold as escapes) is replaced with the error
+	// -32603 "Response too large", data
+	// {"quota":"maxResponseBytes","limit":N}.
 	// Default 16 MiB. Off removes it.
 	MaxResponseBytes int
 	// MaxInFlightRequests bounds the HTTP requests being handled at once,
@@ -153,6 +155,17 @@ func (q *quotas) exit() {
 	if q.maxRequests >= 0 {
 		q.requests.Add(-1)
 	}
+}
+
+// boundResponse returns err, or, when err is nil and the response of n
+// bytes is past MaxResponseBytes, the error that replaces it. Every path
+// that runs a method handler passes its response through it: modern and
+// legacy era, with and without interceptors.
+func (q *quotas) boundResponse(n int, err error) error {
+	if err == nil && q.maxResponse >= 0 && n > q.maxResponse {
+		return q.responseTooLarge(n)
+	}
+	return err
 }
 
 // responseTooLarge is the error that replaces a response of n bytes past

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,20 +287,87 @@ func TestQuotaTasks(t *testing.T) {
 
 // TestMaxResponseBytes: a result that encodes to more than
 // MaxResponseBytes (here invalid UTF-8, which grows sixfold as \ufffd
-// escapes) is replaced with an error naming the bound.
+// escapes) is replaced with an error naming the bound, in both eras, with
+// and without interceptors (which see the error as the call's outcome).
 func TestMaxResponseBytes(t *testing.T) {
-	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxResponseBytes: 4000}})
-	type in struct {
-		N int `json:"n"`
-	}
-	AddTool(s, &Tool{Name: "junk", Description: "Invalid UTF-8."}, func(ctx context.Context, req *ToolRequest, in in) (string, error) {
-		return strings.Repeat("\xff", in.N), nil
-	})
-	if r := call(t, s, "tools/call", `{"name":"junk","arguments":{"n":100}}`); r.Error != nil {
-		t.Fatalf("small result: %+v", r.Error)
-	}
-	r := call(t, s, "tools/call", `{"name":"junk","arguments":{"n":1000}}`)
-	if r.Error == nil || r.Error.Code != -32603 || string(r.Error.Data) != `{"quota":"maxResponseBytes","limit":4000}` {
-		t.Errorf("1000 invalid bytes: %+v, want -32603 naming maxResponseBytes", r.Error)
+	for _, tt := range []struct {
+		name                string
+		legacy, intercepted bool
+	}{
+		{"modern", false, false},
+		{"modern intercepted", false, true},
+		{"legacy", true, false},
+		{"legacy intercepted", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &ServerOptions{Quotas: QuotaOptions{MaxResponseBytes: 4000}}
+			var mu sync.Mutex
+			var outcomes []Outcome
+			if tt.intercepted {
+				opts.Interceptors = []Interceptor{func(ctx context.Context, c *Call, next CallHandler) Outcome {
+					o := next(ctx, c)
+					if c.Method == "tools/call" {
+						mu.Lock()
+						outcomes = append(outcomes, o)
+						mu.Unlock()
+					}
+					return o
+				}}
+			}
+			s := NewServer(opts)
+			type in struct {
+				N int `json:"n"`
+			}
+			AddTool(s, &Tool{Name: "junk", Description: "Invalid UTF-8."}, func(ctx context.Context, req *ToolRequest, in in) (string, error) {
+				return strings.Repeat("\xff", in.N), nil
+			})
+			var lc *legacyClient
+			if tt.legacy {
+				lc = newLegacyHTTP(t, s)
+			}
+			junk := func(n int) *rpcError {
+				t.Helper()
+				params := `{"name":"junk","arguments":{"n":` + strconv.Itoa(n) + `}}`
+				if !tt.legacy {
+					return call(t, s, "tools/call", params).Error
+				}
+				resp := lc.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`)
+				defer resp.Body.Close()
+				var m rpcMessage
+				if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+					for ev := range readEvents(resp.Body) {
+						if ev.data != "" {
+							if m = decodeEvent(t, ev); m.Method == "" {
+								break
+							}
+						}
+					}
+				} else if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+					t.Fatalf("status %d: %v", resp.StatusCode, err)
+				}
+				if m.Error == nil {
+					return nil
+				}
+				e := new(rpcError)
+				if err := json.Unmarshal(m.Error, e); err != nil {
+					t.Fatal(err)
+				}
+				return e
+			}
+			if e := junk(100); e != nil {
+				t.Fatalf("small result: %+v", e)
+			}
+			e := junk(1000)
+			if e == nil || e.Code != -32603 || string(e.Data) != `{"quota":"maxResponseBytes","limit":4000}` {
+				t.Errorf("1000 invalid bytes: %+v, want -32603 naming maxResponseBytes", e)
+			}
+			if tt.intercepted {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(outcomes) != 2 || outcomes[0].Err != nil || outcomes[1].Err == nil || outcomes[1].Err.Code != -32603 {
+					t.Errorf("outcomes the interceptor saw: %+v, want no error and then -32603", outcomes)
+				}
+			}
+		})
 	}
 }
