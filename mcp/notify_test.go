@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -82,13 +83,7 @@ func post(t *testing.T, ctx context.Context, url, method, name, params, extraMet
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", LatestVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
+	setPostHeaders(req, method, name)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +93,34 @@ func post(t *testing.T, ctx context.Context, url, method, name, params, extraMet
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct := resp.Header.Get("Content-Type")
+	return parsePosted(t, resp.Header.Get("Content-Type"), raw)
+}
+
+// postInMemory is post served by h in this goroutine, through a
+// ResponseRecorder: no network, so that it can run in a synctest bubble.
+func postInMemory(t *testing.T, h http.Handler, method, name, params, extraMeta string) (string, []map[string]any, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + withMeta(params, extraMeta) + `}`
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	setPostHeaders(req, method, name)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return parsePosted(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+}
+
+func setPostHeaders(req *http.Request, method, name string) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", LatestVersion)
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+}
+
+// parsePosted reads the messages of a response of content type ct.
+func parsePosted(t *testing.T, ct string, raw []byte) (string, []map[string]any, string) {
+	t.Helper()
 	var msgs []map[string]any
 	if ct == "application/json" {
 		var m map[string]any
@@ -257,12 +279,14 @@ func TestCancellationStdio(t *testing.T) {
 	}
 }
 
-func TestSSEKeepAlive(t *testing.T) {
+// TestSSEKeepAlive runs in a synctest bubble: the slow tool's 150 ms and
+// the 20 ms keep-alive interval are the bubble's clock, not the machine's.
+func TestSSEKeepAlive(t *testing.T) { synctest.Test(t, testSSEKeepAlive) }
+
+func testSSEKeepAlive(t *testing.T) {
 	s := chattyServer(nil, nil)
 	s.keepAlive = 20 * time.Millisecond // as ServerOptions.HTTP.KeepAlive sets it
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	ct, msgs, raw := post(t, context.Background(), srv.URL, "tools/call", "slow", `{"name":"slow"}`, `"progressToken":7`)
+	ct, msgs, raw := postInMemory(t, s, "tools/call", "slow", `{"name":"slow"}`, `"progressToken":7`)
 	if ct != "text/event-stream" || len(msgs) != 2 {
 		t.Fatalf("got %q with %d messages, want an SSE stream with progress and the response", ct, len(msgs))
 	}
