@@ -32,7 +32,14 @@ func newLegacyHTTP(t *testing.T, s *Server) *legacyClient {
 // newLegacyHTTPCaps opens a session that declares the capabilities caps.
 func newLegacyHTTPCaps(t *testing.T, s *Server, caps string) *legacyClient {
 	t.Helper()
-	ts := httptest.NewServer(s)
+	return newLegacyHTTPHandler(t, s, caps)
+}
+
+// newLegacyHTTPHandler opens a session, declaring caps, with a server
+// mounted through h (the Server itself, or a wrapper of it).
+func newLegacyHTTPHandler(t *testing.T, h http.Handler, caps string) *legacyClient {
+	t.Helper()
+	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	c := &legacyClient{t: t, url: ts.URL}
 	resp := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"test","version":"1"}}}`)
@@ -348,15 +355,27 @@ func TestLegacyDisconnectIsNotCancel(t *testing.T) {
 			req.Progress(2, 2, "second")
 			return "survived", nil
 		})
-	c := newLegacyHTTP(t, s)
+	// The POST of the call signals when the server is done with it: the
+	// server noticed that its client went away.
+	posted := make(chan struct{}, 1)
+	c := newLegacyHTTPHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.ServeHTTP(w, r)
+		if r.Header.Get("X-Test-Call") != "" {
+			posted <- struct{}{}
+		}
+	}), `{"roots":{},"elicitation":{}}`)
 	ctx, drop := context.WithCancel(context.Background())
-	resp := c.do(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":1}}}`)
+	resp := c.do(ctx, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":1}}}`, "X-Test-Call", "1")
 	events := readEvents(resp.Body)
 	next(t, events) // priming
 	first := next(t, events)
 	drop()
 	resp.Body.Close()
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-posted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not notice, in 10 s, that the client of the call went away")
+	}
 	close(release)
 	get := c.do(context.Background(), http.MethodGet, "", "Last-Event-ID", first.id)
 	defer get.Body.Close()
