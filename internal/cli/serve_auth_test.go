@@ -22,14 +22,22 @@ import (
 
 // lockedBuffer collects the server's log output while the test reads it.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // if not nil, gets a value (without blocking) after each Write
 }
 
 func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.b.Write(p)
+	n, err := b.b.Write(p)
+	if b.wrote != nil {
+		select {
+		case b.wrote <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
 }
 
 func (b *lockedBuffer) String() string {
@@ -77,7 +85,7 @@ func localIssuer(t *testing.T) (url string, mint func(aud, scope string) string)
 func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	logs = &lockedBuffer{}
+	logs = &lockedBuffer{wrote: make(chan struct{}, 1)}
 	done := make(chan int, 1)
 	go func() { done <- serveContext(ctx, args, strings.NewReader(""), io.Discard, logs) }()
 	t.Cleanup(func() {
@@ -85,18 +93,20 @@ func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 		<-done
 	})
 	re := regexp.MustCompile(`msg=listening url=(\S+)`)
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	timeout := time.After(10 * time.Second)
+	for {
 		if m := re.FindStringSubmatch(logs.String()); m != nil {
 			return m[1], logs
 		}
 		select {
+		case <-logs.wrote: // look again
 		case code := <-done:
+			done <- code // for the cleanup
 			t.Fatalf("mcpkit serve exited with %d:\n%s", code, logs.String())
-		default:
+		case <-timeout:
+			t.Fatalf("mcpkit serve did not start:\n%s", logs.String())
 		}
 	}
-	t.Fatalf("mcpkit serve did not start:\n%s", logs.String())
-	return "", nil
 }
 
 func post(t *testing.T, url, method, name, params, token string) (int, http.Header, string) {
