@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -183,7 +184,12 @@ func (c *countingStore) Update(ctx context.Context, id string, fn func(*TaskReco
 // TestTaskStoreOutageLoggedOnce: while the store is down, a running task's
 // lease renewals fail every heartbeat; that is logged once, and the
 // recovery once, not a warning per heartbeat.
-func TestTaskStoreOutageLoggedOnce(t *testing.T) {
+//
+// It runs in a synctest bubble: the 2 ms heartbeats tick on the bubble's
+// clock, so the count of renewals does not depend on the machine's load.
+func TestTaskStoreOutageLoggedOnce(t *testing.T) { synctest.Test(t, testTaskStoreOutageLoggedOnce) }
+
+func testTaskStoreOutageLoggedOnce(t *testing.T) {
 	st := &countingStore{failingStore: failingStore{MemoryTaskStore: NewMemoryTaskStore(0)}}
 	var logs syncLog
 	s := NewServer(&ServerOptions{Tasks: TaskOptions{Store: st, Heartbeat: 2 * time.Millisecond}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
