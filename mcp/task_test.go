@@ -382,7 +382,9 @@ func TestTaskCancel(t *testing.T) {
 	}
 }
 
-func TestTaskProgress(t *testing.T) {
+func TestTaskProgress(t *testing.T) { synctest.Test(t, testTaskProgress) } // its waits on the bubble's clock
+
+func testTaskProgress(t *testing.T) {
 	s := NewServer(&ServerOptions{Tasks: TaskOptions{SyncWait: Off}})
 	step := make(chan struct{})
 	AddTool(s, &Tool{Name: "steps", Description: "d", TaskSupport: TaskOptional}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
@@ -467,7 +469,9 @@ func getTaskAs(t *testing.T, s *Server, p *Principal, id string) map[string]any 
 	return r.Result
 }
 
-func TestTaskLimit(t *testing.T) {
+func TestTaskLimit(t *testing.T) { synctest.Test(t, testTaskLimit) } // its waits on the bubble's clock
+
+func testTaskLimit(t *testing.T) {
 	s, g := taskServer(t, TaskOptions{MaxRunning: 1})
 	id := startTask(t, s, "optional")
 	r := ext(t, s, "tools/call", `{"name":"required","arguments":{}}`)
