@@ -82,7 +82,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// in-flight requests.
 		slot = false
 		s.quota.exit()
-		body = s.detachListen(body, buf, &msg, &mv)
+		s.detachListen(body, buf, &msg, &mv)
 		out = nil
 	}
 	// The message and the sink share one allocation: both outlive this
@@ -196,11 +196,11 @@ func (s *Server) serveDiscoverHTTP(w http.ResponseWriter, buf *[]byte, out []byt
 // pooled buffer. A listen stream that cannot be parked (park.go: HTTP/2, a
 // ResponseWriter without Hijack, DisableListenParking) stays in handle for
 // as long as it is open, and holds no pooled buffer meanwhile: the message
-// and its _meta are read again from a copy of the body, which it returns,
+// and its _meta are read again from a copy of the body (msg refers to it),
 // the pooled buffer goes back to the pool (putBuf ignores the emptied buf
 // when ServeHTTP returns), and the response buffer is allocated when the
 // stream ends.
-func (s *Server) detachListen(body []byte, buf *[]byte, msg *jsonrpc.Message, mv *metaVisitor) []byte {
+func (s *Server) detachListen(body []byte, buf *[]byte, msg *jsonrpc.Message, mv *metaVisitor) {
 	body = slices.Clone(body)
 	*mv = metaVisitor{}
 	*msg, _ = decodeVisit(body, mv.visit) // it decoded before
@@ -208,7 +208,6 @@ func (s *Server) detachListen(body []byte, buf *[]byte, msg *jsonrpc.Message, mv
 	pooled := new([]byte)
 	*pooled, *buf = *buf, nil
 	s.putBuf(pooled)
-	return body
 }
 
 // keepGrown makes buf, the pooled buffer whose tail out was, the array resp
