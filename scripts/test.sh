@@ -447,8 +447,13 @@ for name in "${STEPS[@]}"; do
   printf '  %s%-8s%s %-32s %s\n' "$colour" "$res" "$C_OFF" "$name" \
     "${STEP_TIME[$name]:+${STEP_TIME[$name]}s}${STEP_NOTE[$name]:+ ${STEP_NOTE[$name]}}"
 done
+GO_PASSED=0 GO_FAILED=0
 if [[ -f $TMP/go.state ]]; then
-  "$TESTREPORT" -summary "$TMP/go.state"
+  go_summary=$("$TESTREPORT" -summary "$TMP/go.state")
+  printf '%s\n' "$go_summary"
+  if [[ $go_summary =~ tests:\ ([0-9]+)\ ok,\ ([0-9]+)\ failed ]]; then
+    GO_PASSED=${BASH_REMATCH[1]} GO_FAILED=${BASH_REMATCH[2]}
+  fi
 fi
 if [[ -s $TMP/suite-skips ]]; then
   sort -u "$TMP/suite-skips" | sed 's/^/  skipped by the suite itself: /'
@@ -472,4 +477,7 @@ for label in "${CLOSING_LABELS[@]}" $(awk '{print $1}' "$TMP/closing" 2>/dev/nul
     echo "$label: skipped"
   fi
 done
+# The last line, in the plain form any CI reads: every Go test and every conformance check.
+touch "$TMP/closing"
+awk -v gp="$GO_PASSED" -v gf="$GO_FAILED" '{ p += $2; f += $3 } END { printf "total: %d passed, %d failed\n", p + gp, f + gf }' "$TMP/closing"
 ((failed == 0))
