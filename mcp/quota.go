@@ -105,6 +105,9 @@ type quotas struct {
 
 	mu     sync.Mutex
 	counts map[string]*[numQuotas]int32
+	// released is closed (and cleared) by each release, so that a waiter
+	// learns of it without polling; made on demand by releasedChan.
+	released chan struct{}
 
 	maxInFlight int64 // Off: unlimited
 	maxResponse int   // Off: unlimited
@@ -214,6 +217,21 @@ func (q *quotas) release(kind int, client string) {
 	if *c == ([numQuotas]int32{}) {
 		delete(q.counts, client)
 	}
+	if q.released != nil {
+		close(q.released)
+		q.released = nil
+	}
+}
+
+// releasedChan returns a channel that is closed at the next release (for
+// tests, which wait on it instead of polling).
+func (q *quotas) releasedChan() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.released == nil {
+		q.released = make(chan struct{})
+	}
+	return q.released
 }
 
 // held returns what client holds of kind (for tests).

@@ -182,19 +182,27 @@ func testQuotaListen(t *testing.T, parking bool) {
 	}
 	waitHeld := func(n int) {
 		t.Helper()
-		for i := range 2500 {
+		deadline := time.After(10 * time.Second)
+		for {
+			released := s.quota.releasedChan()
 			if s.quota.held(quotaSubscriptions, "a 127.0.0.1") == n {
 				return
 			}
-			if parking && i%50 == 49 {
+			var nudge <-chan time.Time
+			if parking {
 				// A parked stream notices a hang-up at once where the
 				// platform tells (hangup_linux.go), else at its next write:
-				// give it one.
-				AddTool(s, &Tool{Name: "nudge", Description: "N."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+				// give it one if no release came meanwhile.
+				nudge = time.After(100 * time.Millisecond)
 			}
-			waitABit()
+			select {
+			case <-released:
+			case <-nudge:
+				AddTool(s, &Tool{Name: "nudge", Description: "N."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
+			case <-deadline:
+				t.Fatalf("held %d streams, want %d", s.quota.held(quotaSubscriptions, "a 127.0.0.1"), n)
+			}
 		}
-		t.Fatalf("held %d streams, want %d", s.quota.held(quotaSubscriptions, "a 127.0.0.1"), n)
 	}
 	waitHeld(2)
 	third := open()
@@ -241,10 +249,6 @@ func TestInFlightBytes(t *testing.T) {
 	}
 }
 
-// waitABit lets a stream's handler notice that its client went away: the
-// server learns of it asynchronously, so the tests poll for it, boundedly.
-func waitABit() { time.Sleep(2 * time.Millisecond) }
-
 // TestQuotaTasks: one principal may run MaxTasksPerClient tasks at once;
 // past it a task call gets 429 naming the quota, while other principals
 // still start tasks, and the quota is released when a task's handler ends.
@@ -276,13 +280,18 @@ func TestQuotaTasks(t *testing.T) {
 	<-g.started
 	g.release <- "done"
 	g.release <- "done"
-	for range 1000 {
+	deadline := time.After(10 * time.Second)
+	for {
+		released := s.quota.releasedChan()
 		if s.quota.held(quotaTasks, "p https://as.example ada") == 0 && s.quota.held(quotaTasks, "p https://as.example bob") == 0 {
 			return
 		}
-		waitABit()
+		select {
+		case <-released:
+		case <-deadline:
+			t.Fatal("the task quota was not released when the handlers returned")
+		}
 	}
-	t.Fatal("the task quota was not released when the handlers returned")
 }
 
 // TestMaxResponseBytes: a result that encodes to more than
