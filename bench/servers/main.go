@@ -28,7 +28,11 @@ func Main(args []string) error {
 	memprofile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
 	fs.BoolVar(&Touch, "touch", false, "also register the touch tool (the fan-out case)")
 	fs.BoolVar(&Stateful, "stateful", false, "peers: stateful Streamable HTTP with sessions (the legacy HTTP case)")
+	fs.StringVar(&RedisURL, "redis", "", "mcpkit: share change notifications with the other replicas through the Redis at this redis:// `URL`")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := setupRedis(*impl); err != nil {
 		return err
 	}
 	return run(*impl, *transport, *addr, *cpuprofile, *memprofile)
