@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -286,26 +287,46 @@ func TestJWKSRotation(t *testing.T) {
 
 // TestJWKSBackgroundRefresh checks that a key set older than
 // RefreshInterval is refetched while verification goes on with the old
-// one.
+// one. It runs in a synctest bubble (the key set comes through an
+// in-memory transport), so that "older than" and "while" are the bubble's
+// clock, not the machine's.
 func TestJWKSBackgroundRefresh(t *testing.T) {
-	is := newTestIssuer(t)
-	v := newVerifier(t, is, func(o *JWTOptions) { o.RefreshInterval = time.Nanosecond; o.MinRefreshInterval = time.Nanosecond })
-	ctx := context.Background()
-	for range 2 {
-		if _, err := v.VerifyToken(ctx, is.rs256(is.claims(resource))); err != nil {
+	is := newTestIssuer(t) // outside the bubble: its server does network I/O
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowJWKS{is: is, delay: 10 * time.Second}
+		v := newVerifier(t, is, func(o *JWTOptions) {
+			o.HTTPClient = &http.Client{Transport: tr}
+			o.RefreshInterval, o.MinRefreshInterval = time.Minute, time.Minute
+		})
+		ctx := context.Background()
+		token := is.rs256(is.claims(resource))
+		if _, err := v.VerifyToken(ctx, token); err != nil { // the first fetch
 			t.Fatal(err)
 		}
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for is.fetches.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := is.fetches.Load(); n < 2 {
-		t.Errorf("%d fetches, want a background refresh", n)
-	}
-	for v.keys.background.Load() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // let it finish before the issuer closes
-	}
+		time.Sleep(2 * time.Minute) // the key set is older than RefreshInterval now
+		start := time.Now()
+		if _, err := v.VerifyToken(ctx, token); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("verification waited %v for the refresh, want it to go on with the old key set", d)
+		}
+		synctest.Wait() // the refresh is under way, held by the transport
+		if n := tr.fetches.Load(); n != 2 {
+			t.Fatalf("%d fetches, want a background refresh", n)
+		}
+		if !v.keys.background.Load() {
+			t.Error("no refresh in flight while the transport holds it")
+		}
+		time.Sleep(tr.delay)
+		synctest.Wait()
+		if v.keys.background.Load() {
+			t.Error("the background refresh did not end once its fetch was answered")
+		}
+		if n := tr.fetches.Load(); n != 2 {
+			t.Errorf("%d fetches, want 2", n)
+		}
+	})
 }
 
 // TestJWKSUnavailable checks that a token that cannot be checked because
