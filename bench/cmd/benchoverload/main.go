@@ -62,7 +62,7 @@ type variant struct {
 }
 
 func main() {
-	impls := flag.String("impls", "mcpkit,gosdk,mcpgo", "comma-separated implementations (mcpkit first)")
+	impls := flag.String("impls", "mcpkit,gosdk,mcpgo", "comma-separated implementations, mcpkit first; mcpkit-fixed is mcpkit with its adaptive in-flight limit off (a fixed limit)")
 	tools := flag.String("tools", "burn,sleep", "comma-separated tools: burn (about 1 ms of CPU), sleep (50 ms)")
 	multiples := flag.String("multiples", "1,2,4", "offered load as multiples of mcpkit's measured capacity")
 	duration := flag.Duration("duration", 10*time.Second, "measured part of each open-loop run")
@@ -149,12 +149,20 @@ func main() {
 }
 
 // implOf returns the implementation of a variant name.
-func implOf(v string) string { return v }
+func implOf(v string) string {
+	if v == "mcpkit-fixed" {
+		return servers.Mcpkit
+	}
+	return v
+}
 
 func (cfg config) variant(name, tool string) variant {
 	v := variant{name: name, impl: implOf(name), flags: []string{"-burn-iters", strconv.Itoa(cfg.burnIters)}}
 	if tool == servers.SleepTool && v.impl == servers.Mcpkit {
 		v.flags = append(v.flags, "-max-inflight", strconv.Itoa(cfg.sleepLimit))
+	}
+	if name == "mcpkit-fixed" {
+		v.flags = append(v.flags, "-fixed-inflight")
 	}
 	return v
 }
