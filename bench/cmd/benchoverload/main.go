@@ -236,8 +236,8 @@ func runTool(w io.Writer, cfg config, tool string) {
 			runs = append(runs, rn)
 		}
 	}
-	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | server CPU (cores) | peak RSS | conns | load average |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | client send lag p99 | server CPU (cores) | peak RSS | conns | load average |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	p99at1 := map[string]time.Duration{}
 	for _, rn := range runs {
 		if rn.multiple == 1 && rn.err == nil {
@@ -251,7 +251,7 @@ func runTool(w io.Writer, cfg config, tool string) {
 				continue
 			}
 			if rn.err != nil {
-				fmt.Fprintf(w, "| %s | %gx | failed: %v | | | | | | | | | | | | | | %s |\n", name, rn.multiple, rn.err, rn.load)
+				fmt.Fprintf(w, "| %s | %gx | failed: %v | | | | | | | | | | | | | | | %s |\n", name, rn.multiple, rn.err, rn.load)
 				continue
 			}
 			r := rn.r
@@ -259,9 +259,9 @@ func runTool(w io.Writer, cfg config, tool string) {
 			if b := p99at1[name]; b > 0 && r.P99 > 0 {
 				ratio = fmt.Sprintf("%.1f", float64(r.P99)/float64(b))
 			}
-			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %.2f | %.0f MiB | %d | %s |\n",
+			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.0f MiB | %d | %s |\n",
 				name, rn.multiple, num(r.PerSecond(r.Scheduled)), num(r.Goodput()), num(r.PerSecond(r.Shed)), r.Errors, r.Timeouts, r.Missed,
-				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), r.CPU.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
+				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), ms(r.SendLagP99), r.CPU.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
 			if r.FirstErr != nil {
 				notes = append(notes, fmt.Sprintf("%s at %gx, first failure: %.300s", name, rn.multiple, r.FirstErr))
 			}
