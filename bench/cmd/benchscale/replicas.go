@@ -57,7 +57,7 @@ func runReplicas(tmp, redisBin string, replicas, perReplica, changes int) error 
 	t0 := time.Now()
 	s, err := load.MeasureReplicas([]string{bin, "-impl", "mcpkit"}, r, replicas, perReplica, changes)
 	if err != nil {
-		fmt.Printf("| %d | %d | failed: %v | | | | | | | | | %s |\n", replicas, replicas*perReplica, err, loadavg())
+		fmt.Printf("| %d | %d | failed: %v | | | | | | | | | %s |\n", replicas, replicas*perReplica, strings.ReplaceAll(err.Error(), "\n", " / "), loadavg())
 		return err
 	}
 	fmt.Printf("| %d | %d | %s | %s | %s | %s | %s | %s / %s | %s | %s | %.1f s | %s |\n\n", replicas, replicas*perReplica,
