@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpkit/mcpkit/internal/wire"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // Tests of the tasks extension through Server.Handle.
@@ -25,14 +25,7 @@ const extCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks"
 // given clientCapabilities, as principal p (nil: none).
 func taskCall(tb testing.TB, ctx context.Context, s *Server, p *Principal, caps, method, params string) rpcReply {
 	tb.Helper()
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
-	params = strings.TrimSpace(params)
-	if len(params) >= 2 && strings.TrimSpace(params[1:len(params)-1]) == "" { // {} or { }
-		params = "{" + meta + "}"
-	} else {
-		params = params[:len(params)-1] + "," + meta + "}"
-	}
-	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(wire.AppendString(nil, method)) + `,"params":` + params + `}`)
+	body := mcpwire.Request{ID: "7", Method: method, Params: params, Caps: caps}.Bytes()
 	msg := decodeMsg(tb, body)
 	var c collector
 	out, status := s.Handle(ctx, nil, &Incoming{Message: &msg, Principal: p}, &c)
