@@ -20,8 +20,8 @@ func decodeFresh(line []byte) (jsonrpc.Message, metaVisitor, *jsonrpc.Error) {
 	return msg, mv, derr
 }
 
-// inReaderBuffer returns in readerLine the array of a line the stdio reader
-// read, with room after it as the reader's buffer has.
+// inReaderBuffer returns a copy of line in an array with room after it, as
+// a line the stdio reader read lies in its buffer.
 func inReaderBuffer(line string) []byte {
 	b := make([]byte, len(line), len(line)+64)
 	copy(b, line)
@@ -164,7 +164,9 @@ func checkCached(t *testing.T, dc *decodeCache, line []byte) {
 func TestStdioDecodeCache(t *testing.T) {
 	const call = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":7,"trace":"x"}}}`
 	const last = `{"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}},"jsonrpc":"2.0","id":ID}`
-	id := func(tmpl, id string) []byte { return inReaderBuffer(string(bytes.Replace([]byte(tmpl), []byte("ID"), []byte(id), 1))) }
+	id := func(tmpl, id string) []byte {
+		return inReaderBuffer(string(bytes.Replace([]byte(tmpl), []byte("ID"), []byte(id), 1)))
+	}
 	tests := []struct {
 		name  string
 		lines [][]byte
