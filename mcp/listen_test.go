@@ -21,9 +21,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
-const listenMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const listenMeta = `"_meta":{` + mcpwire.MetaFields + `}`
 
 // listenServer returns a server with one tool, and a function that adds or
 // removes a second tool, changing the tools list.
@@ -71,25 +72,15 @@ type stream struct {
 	done   chan struct{}
 }
 
+// postListen sends subscriptions/listen with the given id and filter; hdr
+// are header name and value pairs that replace the derived ones.
 func postListen(t testing.TB, url string, id, filter string, hdr ...string) *http.Response {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":` + filter + `}}`
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	h := http.Header{}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		h.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return mcpwire.Send(t, context.Background(), url, mcpwire.Request{ID: id, Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`, Header: h})
 }
 
 // openStream sends subscriptions/listen and reads the SSE response in the
@@ -232,30 +223,16 @@ func TestListenRelistSeesChange(t *testing.T) {
 	st.next(t)
 	toggle()
 	st.next(t)
-	out := call(t, srv.URL, "tools/list", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+listenMeta+`}}`)
+	out := call(t, srv.URL, mcpwire.Request{ID: "2", Method: "tools/list"})
 	if !strings.Contains(out, `"name":"extra"`) {
 		t.Errorf("tools/list after list_changed lacks the new tool: %s", out)
 	}
 }
 
 // call POSTs one request and returns the response body.
-func call(t testing.TB, url, method, name, body string) string {
+func call(t testing.TB, url string, r mcpwire.Request) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	return string(mcpwire.Post(t, context.Background(), url, r).Raw)
 }
 
 func TestListenShutdown(t *testing.T) {
@@ -294,7 +271,7 @@ func TestListenShutdown(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"code":-32603`) {
 		t.Errorf("listen after Shutdown: HTTP %d %s; want 503 with -32603", resp.StatusCode, body)
 	}
-	out := call(t, srv.URL, "tools/list", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+listenMeta+`}}`)
+	out := call(t, srv.URL, mcpwire.Request{ID: "2", Method: "tools/list"})
 	if !strings.Contains(out, `"tools":[`) {
 		t.Errorf("tools/list after Shutdown: %s", out)
 	}
@@ -337,7 +314,7 @@ func TestListenErrors(t *testing.T) {
 	}
 
 	t.Run("capabilities without listen", func(t *testing.T) {
-		out := call(t, offSrv.URL, "server/discover", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+listenMeta+`}}`)
+		out := call(t, offSrv.URL, mcpwire.Request{Method: "server/discover"})
 		if !strings.Contains(out, `"tools":{}`) || strings.Contains(out, "listChanged") {
 			t.Errorf("discover with listen off: %s", out)
 		}

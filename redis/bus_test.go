@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -35,16 +36,13 @@ func (r *recorder) got() []mcp.Change {
 	return append([]mcp.Change(nil), r.cs...)
 }
 
-// waitFor polls cond for up to d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+// waitFor polls cond for up to d. Every wait of this package's tests is on
+// a real Redis server (its pub/sub delivery, its TTLs, its restart) or a
+// child process, whose time no synctest bubble can hold: they poll, with a
+// deadline, through the one helper realtime.Poll.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	realtime.Poll(t, d, what, cond)
 }
 
 func dial(t *testing.T, url string, lb *logBuffer) *Bus {

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -179,22 +180,22 @@ func startNginx(t *testing.T, upstreams []string) string {
 		}
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// nginx (a child process) owns the time it takes to listen, and says
+	// nothing when it does: poll it, with a deadline.
+	waitFor(t, 10*time.Second, fmt.Sprintf("nginx to come up on port %d", port), func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("nginx exited: %s", out.String())
 		default:
 		}
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			return url // any answer (405 from a replica) means nginx is up
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx did not come up on port %d: %s", port, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return true // any answer (405 from a replica) means nginx is up
+	})
+	return url
 }
 
 // client talks to the replicas through nginx.
@@ -548,23 +549,20 @@ func TestReplicasBehindNginx(t *testing.T) {
 		await := func(id string, want ...string) (map[string]any, map[string]bool) {
 			t.Helper()
 			seen := map[string]bool{}
-			deadline := time.Now().Add(15 * time.Second)
-			for {
+			var task map[string]any
+			// The task runs in another process: tasks/get is how a client
+			// learns its status, polled with a deadline.
+			waitFor(t, 15*time.Second, fmt.Sprintf("task %s to be one of %v", id, want), func() bool {
 				r, err := c.call(ctx, "tasks/get", id, taskMeta+`,"taskId":"`+id+`"`)
 				if err != nil || r.msg.Result == nil {
 					t.Fatalf("tasks/get: %v %+v", err, r)
 				}
 				seen[r.upstream] = true
-				for _, w := range want {
-					if r.msg.Result["status"] == w {
-						return r.msg.Result, seen
-					}
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("task %s is %v after 15s, want %v", id, r.msg.Result["status"], want)
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				task = r.msg.Result
+				st, _ := task["status"].(string)
+				return slices.Contains(want, st)
+			})
+			return task, seen
 		}
 		text := func(task map[string]any) string {
 			res, _ := task["result"].(map[string]any)
@@ -643,6 +641,10 @@ func TestReplicasBehindNginx(t *testing.T) {
 		const workers = 4
 		var total, retried, lost atomic.Int64
 		var firstErr atomic.Value
+		// The victim is killed once the load is under way: after the
+		// workers' first 40 requests (Add returns each count once).
+		const beforeKill = 40
+		underWay := make(chan struct{})
 		stop := time.Now().Add(3 * time.Second)
 		var wg sync.WaitGroup
 		for w := range workers {
@@ -652,11 +654,15 @@ func TestReplicasBehindNginx(t *testing.T) {
 					if i%2 == 1 {
 						method, name, params = "tools/call", "echo", fmt.Sprintf(`"name":"echo","arguments":{"text":"w%d-%d"}`, w, i)
 					}
-					total.Add(1)
+					if total.Add(1) == beforeKill {
+						close(underWay)
+					}
 					ok := false
 					for attempt := 0; attempt < 5 && !ok; attempt++ {
 						if attempt > 0 {
 							retried.Add(1)
+							// A client's back-off before it retries on
+							// another replica: real time, as nginx's is.
 							time.Sleep(50 * time.Millisecond)
 						}
 						rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -681,7 +687,11 @@ func TestReplicasBehindNginx(t *testing.T) {
 				}
 			})
 		}
-		time.Sleep(time.Second)
+		select {
+		case <-underWay:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d requests in 10s: the load did not run", total.Load())
+		}
 		victim := replicas[1]
 		victim.cmd.Process.Kill()
 		<-victim.done
