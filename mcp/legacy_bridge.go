@@ -64,8 +64,11 @@ func (s *Server) legacyInvoke(ctx context.Context, x *exchange, h methodHandler,
 	}
 	for rounds := 1; ; rounds++ {
 		out, err := x.run(ctx, h, dst)
+		if err == nil {
+			return out, nil
+		}
 		var lr *legacyRound
-		if err == nil || !errors.As(err, &lr) {
+		if !errors.As(err, &lr) {
 			return out, err
 		}
 		if rounds == maxLegacyRounds {

@@ -33,6 +33,11 @@ type ReplicaScale struct {
 	// Local and Remote split them: streams on the replica the change was
 	// made on, and streams on the others (whose notification crossed Redis).
 	Local, Remote Percentiles
+	// LocalFirst and RemoteFirst are the medians over the changes of the
+	// time to the first stream notified on the changed replica and on the
+	// others: RemoteFirst less LocalFirst is what crossing Redis costs,
+	// the rest of P99 is fan-out.
+	LocalFirst, RemoteFirst time.Duration
 	// RedisRTT is the median round trip of a PING to the Redis server from
 	// the harness (50 of them, before the changes).
 	RedisRTT time.Duration
@@ -261,7 +266,7 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 	perLocal := make([][]time.Duration, replicas)
 	perRemote := make([][]time.Duration, replicas)
 	cpu := make([][]time.Duration, replicas)
-	var hops, self []time.Duration
+	var hops, self, localFirsts, remoteFirsts []time.Duration
 	replicaOf := func(id int) int { return (id - 1) / perReplica }
 	for k := range changes {
 		at := k % replicas
@@ -334,6 +339,7 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 				break drain
 			}
 		}
+		firstLocal, firstRemote := time.Duration(1<<62), time.Duration(1<<62)
 		for _, rd := range readers {
 			if n := rd.seen.Load(); n != int32(k+1) {
 				return out, fmt.Errorf("change %d (made on replica %d): listener %d on replica %d has received %d notifications, want %d", k+1, at+1, rd.s.id, replicaOf(rd.s.id)+1, n, k+1)
@@ -343,10 +349,16 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 			if ri := replicaOf(rd.s.id); ri == at {
 				local = append(local, d)
 				perLocal[ri] = append(perLocal[ri], d)
+				firstLocal = min(firstLocal, d)
 			} else {
 				remote = append(remote, d)
 				perRemote[ri] = append(perRemote[ri], d)
+				firstRemote = min(firstRemote, d)
 			}
+		}
+		localFirsts = append(localFirsts, firstLocal)
+		if replicas > 1 {
+			remoteFirsts = append(remoteFirsts, firstRemote)
 		}
 	}
 	p := percentiles(all)
@@ -354,6 +366,8 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 	out.Local, out.Remote = percentiles(local), percentiles(remote)
 	slices.Sort(hops)
 	out.RedisHop = hops[len(hops)/2]
+	out.LocalFirst = percentiles(localFirsts).P50
+	out.RemoteFirst = percentiles(remoteFirsts).P50
 	slices.Sort(self)
 	out.HarnessCPUPerChange = self[len(self)/2]
 	for i := range out.Replica {
