@@ -141,7 +141,7 @@ func TestBytes(t *testing.T) {
 }
 
 func TestMessages(t *testing.T) {
-	msgs, err := mcpwire.Messages("text/event-stream", []byte(": c\n\nid: 1\ndata: {\"a\":1}\n\ndata: {\"b\":\ndata: 2}\n\n"))
+	msgs, err := mcpwire.Messages("text/event-stream", []byte(": c\n\nid: 0\ndata: \n\nid: 1\ndata: {\"a\":1}\n\ndata: {\"b\":\ndata: 2}\n\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
