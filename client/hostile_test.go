@@ -98,6 +98,10 @@ func TestHostileServers(t *testing.T) {
 					return
 				}
 				w.(http.Flusher).Flush()
+				// The hostile server's pace, not a wait: it keeps the
+				// stream busy until the client's own Timeout (3 s of
+				// real time: the server is an httptest one on a real
+				// socket) gives up.
 				time.Sleep(10 * time.Millisecond)
 			}
 		}, func(err error) bool { return errors.Is(err, client.ErrTimeout) }},

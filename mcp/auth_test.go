@@ -19,6 +19,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // The tokens testVerifier knows. Any other token is invalid, and the
@@ -118,31 +119,17 @@ type httpResult struct {
 
 func (q rpc) do(t *testing.T, url string) httpResult {
 	t.Helper()
-	params := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-	if q.params != "" {
-		params = q.params + "," + params
-	}
-	body := `{"jsonrpc":"2.0",`
-	if !q.notification {
-		body += `"id":7,`
-	}
-	body += `"method":"` + q.method + `","params":{` + params + `}}`
-	req, err := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", q.method)
-	if q.name != "" {
-		req.Header.Set("Mcp-Name", q.name)
-	}
+	h := http.Header{}
 	if q.token != "" {
-		req.Header.Set("Authorization", "Bearer "+q.token)
+		h.Set("Authorization", "Bearer "+q.token)
 	}
 	for k, v := range q.header {
-		req.Header[k] = v
+		h[k] = v
+	}
+	r := mcpwire.Request{ID: "7", Notification: q.notification, Method: q.method, Name: q.name, Params: "{" + q.params + "}", Header: h}
+	req, err := r.NewRequest(context.Background(), url+"/mcp")
+	if err != nil {
+		t.Fatal(err)
 	}
 	return send(t, req)
 }

@@ -3,11 +3,14 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // everythingServer registers one or more items of every family.
@@ -96,19 +99,9 @@ func roleFilters() ListFilters {
 // Streamable HTTP does (so header validation runs too).
 func callAs(t *testing.T, s *Server, role, method, params string) rpcReply {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + withMeta(params, "") + `}`
-	h := map[string][]string{
-		"Mcp-Protocol-Version": {LatestVersion},
-		"Mcp-Method":           {method},
-		"X-Role":               {role},
-	}
-	if f := nameField(method); f != "" {
-		msg := decodeMsg(t, []byte(body))
-		var p map[string]any
-		mustUnmarshal(t, msg.Params, &p)
-		h["Mcp-Name"] = []string{fmt.Sprint(p[f])}
-	}
-	msg := decodeMsg(t, []byte(body))
+	r := mcpwire.Request{ID: "7", Method: method, Params: params, Header: http.Header{"X-Role": {role}}}
+	h := r.Headers()
+	msg := decodeMsg(t, r.Bytes())
 	out, status := s.Handle(context.Background(), nil, &Incoming{Message: &msg, Header: h}, nil)
 	var resp struct {
 		Result map[string]any `json:"result"`

@@ -3,12 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
@@ -16,7 +16,7 @@ import (
 // send requests through Server.Handle, the seam every transport uses.
 
 // testMetaFields are the _meta members of a valid 2026-07-28 request.
-const testMetaFields = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
+const testMetaFields = mcpwire.MetaFields
 
 // rpcError is a decoded JSON-RPC error.
 type rpcError struct {
@@ -37,16 +37,7 @@ type rpcReply struct {
 // withMeta splices _meta (with extra members, an encoded list like
 // `"progressToken":1`) into params, a JSON object or "".
 func withMeta(params, extra string) string {
-	meta := `"_meta":{` + testMetaFields
-	if extra != "" {
-		meta += "," + extra
-	}
-	meta += "}"
-	params = strings.TrimSpace(params)
-	if params == "" || params == "{}" {
-		return "{" + meta + "}"
-	}
-	return params[:len(params)-1] + "," + meta + "}"
+	return mcpwire.Request{Params: params, Meta: extra}.ParamsJSON()
 }
 
 func decodeMsg(tb testing.TB, body []byte) jsonrpc.Message {
@@ -74,8 +65,7 @@ func (c *collector) Notify(msg []byte) {
 // extra _meta members through s.Handle.
 func callCtx(tb testing.TB, ctx context.Context, s *Server, method, params, extraMeta string) rpcReply {
 	tb.Helper()
-	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(wire.AppendString(nil, method)) + `,"params":` + withMeta(params, extraMeta) + `}`)
-	msg := decodeMsg(tb, body)
+	msg := decodeMsg(tb, mcpwire.Request{ID: "7", Method: method, Params: params, Meta: extraMeta}.Bytes())
 	var c collector
 	out, status := s.Handle(ctx, nil, &Incoming{Message: &msg}, &c)
 	var resp struct {

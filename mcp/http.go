@@ -42,7 +42,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	buf := s.getBuf()
-	defer s.putBuf(buf)
+	defer func() {
+		if buf != nil { // nil: a legacy request took it (legacy_call.go)
+			s.putBuf(buf)
+		}
+	}()
 	body, counted, ok := s.readHTTPBody(w, r, buf)
 	if counted > 0 {
 		defer s.quota.unadmit(counted)
@@ -61,7 +65,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &hh, &msg, body, principal) {
+	if s.serveLegacyPost(w, r, &hh, &msg, &mv, &buf, len(body), principal) {
 		return
 	}
 	if msg.IsNotification() {

@@ -9,20 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-func inflightRequest(method, params string) *http.Request {
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":{` + testMetaFields + `}}}`
-	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", LatestVersion)
-	r.Header.Set("Mcp-Method", method)
-	if method == "tools/call" {
-		r.Header.Set("Mcp-Name", "held")
-	}
-	return r
-}
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
+)
 
 // TestInFlightRequests: with MaxInFlightRequests 2 and two calls held in
 // their handler, a third request of any method is shed with 503,
@@ -47,13 +36,8 @@ func testInFlightRequests(t *testing.T, parking bool) {
 		srv.Close()
 	})
 	do := func(method, params string) (*http.Response, string) {
-		r := inflightRequest(method, params)
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, r.Body)
-		req.Header = r.Header
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		// params are members with a trailing comma.
+		resp := mcpwire.Send(t, context.Background(), srv.URL, mcpwire.Request{Method: method, Params: "{" + strings.TrimSuffix(params, ",") + "}"})
 		if method == "subscriptions/listen" {
 			return resp, ""
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -229,20 +230,7 @@ func TestRequestInfoMeta(t *testing.T) {
 // httpPost posts a 2026-07-28 request to url the way a client does.
 func httpPost(t *testing.T, url, method, name, params, extraMeta string) *http.Response {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":5,"method":"` + method + `","params":` + withMeta(params, extraMeta) + `}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", LatestVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return mcpwire.Send(t, context.Background(), url, mcpwire.Request{ID: "5", Method: method, Name: name, Params: params, Meta: extraMeta})
 }
 
 func TestInterceptorsOnTransports(t *testing.T) {

@@ -83,7 +83,8 @@ const primingVersion = "2025-11-25"
 type legacyEra struct {
 	sessions      *sessions
 	clientTimeout time.Duration
-	busOnce       sync.Once // subscribeBus
+	busOnce       sync.Once     // subscribeBus
+	workers       legacyWorkers // run the requests of HTTP sessions
 }
 
 // initLegacy enables the legacy era; called by NewServer unless
@@ -101,6 +102,7 @@ func (s *Server) initLegacy() {
 	s.legacy = &legacyEra{
 		sessions:      newSessions(s, store, idle, max),
 		clientTimeout: timeout,
+		workers:       legacyWorkers{jobs: make(chan *legacyCall)},
 	}
 }
 
@@ -147,9 +149,19 @@ var legacyMethods = map[string]methodHandler{
 	"resources/unsubscribe": handleSubscribe,
 }
 
+// legacyPre is what a transport prepared for handleLegacy: the request's
+// _meta, read while the transport decoded it, and the memory of its
+// exchange, in the allocation of the transport's own state of the request
+// (legacyCall).
+type legacyPre struct {
+	rm  reqMeta
+	err *Error // a malformed _meta
+	tx  toolExchange
+}
+
 // handleLegacy serves one request of a legacy session: the counterpart of
-// Handle's modern path.
-func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+// Handle's modern path. pre, when not nil, is what the transport prepared.
+func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n Notifier, pre *legacyPre) ([]byte, int) {
 	msg := in.Message
 	ss := in.session
 	switch msg.Method {
@@ -177,12 +189,33 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if !ok {
 		return appendLegacyError(dst, msg.ID, methodNotFound(msg.Method))
 	}
-	rm, perr := scanMeta(msg.Params)
+	var rm reqMeta
+	var perr *Error
+	var tx *toolExchange
+	if pre != nil {
+		rm, perr, tx = pre.rm, pre.err, &pre.tx
+	} else {
+		rm, perr = scanMeta(msg.Params)
+	}
 	if perr != nil {
 		return appendLegacyError(dst, msg.ID, perr)
 	}
-	x := &exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
-		notifier: withSession(n, ss)}
+	var x *exchange
+	if msg.Method == "tools/call" {
+		// The exchange and the ToolRequest in one allocation, as in
+		// prepare.
+		if tx == nil {
+			tx = &toolExchange{}
+		}
+		x = &tx.x
+		x.toolReq = &tx.req
+	} else if tx != nil {
+		x = &tx.x
+	} else {
+		x = &exchange{}
+	}
+	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
+		notifier: withSession(n, ss), toolReq: x.toolReq}
 	x.info = RequestInfo{
 		ProtocolVersion:    st.ProtocolVersion,
 		ClientInfo:         st.ClientInfo,

@@ -40,10 +40,12 @@ var (
 )
 
 // serveLegacyPost serves a POST of the legacy era and reports true, or
-// reports false for modern traffic, which ServeHTTP then serves. raw is the
-// body msg was decoded from; hh holds the request's headers, picked by
-// ServeHTTP; p is the authenticated caller, if any.
-func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, raw []byte, p *Principal) bool {
+// reports false for modern traffic, which ServeHTTP then serves. msg and
+// its _meta mv were decoded from the body, the first body bytes of the
+// pooled buffer *buf; a request of a session takes the buffer (see
+// serveRequest). hh holds the request's headers, picked by ServeHTTP; p is
+// the authenticated caller, if any.
+func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, mv *metaVisitor, buf **[]byte, body int, p *Principal) bool {
 	if s.legacy == nil {
 		return false
 	}
@@ -87,7 +89,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 		ss.handleNotification(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		ss.serveRequest(w, r, raw, p)
+		ss.serveRequest(w, r, hh, msg, mv, buf, body, p)
 	}
 	return true
 }
@@ -146,47 +148,6 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	setRetryAfter(w.Header(), status)
 	w.WriteHeader(status)
 	w.Write(resp)
-}
-
-// serveRequest serves a request of the session. The handler runs on its
-// own goroutine with a context of the session, not of the HTTP request:
-// in this era a lost connection is not a cancellation
-// (notifications/cancelled is). The response travels on the request's
-// stream, which outlives its connection: if the connection is lost or the
-// handler calls LegacyRequest.CloseSSEStream, the client resumes with GET and
-// Last-Event-ID.
-func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, raw []byte, p *Principal) {
-	s := ss.srv
-	body := bytes.Clone(raw) // the handler may outlive ServeHTTP and its buffer
-	msg, _ := jsonrpc.Decode(body)
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	stop := context.AfterFunc(ss.ctx, cancel)
-	if !ss.trackRequest(msg.ID, cancel) {
-		stop()
-		cancel()
-		writeHTTPError(w, msg.ID, errDuplicateID)
-		return
-	}
-	st := ss.newStream()
-	c := newSSEConn(w, acceptsSSE(r.Header["Accept"]))
-	st.attach(c, -1)
-	// The handler may outlive ServeHTTP; it only reads the request's
-	// header map, which net/http does not reuse.
-	header := r.Header
-	go func() {
-		defer func() {
-			stop()
-			cancel()
-		}()
-		buf := s.getBuf()
-		resp, status := s.Handle(ctx, *buf, &Incoming{Message: &msg, Header: header, Principal: p, Transport: TransportHTTP, session: ss}, st)
-		// The id may be used again once the client has the response.
-		ss.untrackRequest(msg.ID)
-		st.finish(resp, status)
-		*buf = resp[:0]
-		s.putBuf(buf)
-	}()
-	st.hold(r.Context(), c)
 }
 
 // serveLegacyStream serves GET (the standalone stream, or the resumption of
@@ -294,14 +255,13 @@ func parseEventID(id string) (num, seq int64, ok bool) {
 	return n, q, true
 }
 
-// newStream opens the stream of a POST request.
-func (ss *session) newStream() *sseStream {
+// addStream opens st, the zero stream of a POST request.
+func (ss *session) addStream(st *sseStream) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	st := &sseStream{sess: ss, num: ss.nextStream}
+	st.sess, st.num = ss, ss.nextStream
 	ss.nextStream++
 	ss.streams[st.num] = st
-	return st
 }
 
 // maxUndelivered bounds the complete streams a session keeps for a
@@ -372,7 +332,14 @@ type sseConn struct {
 }
 
 func newSSEConn(w http.ResponseWriter, allowSSE bool) *sseConn {
-	return &sseConn{w: w, allowSSE: allowSSE, closed: make(chan struct{})}
+	c := &sseConn{}
+	c.init(w, allowSSE)
+	return c
+}
+
+// init readies the zero connection c.
+func (c *sseConn) init(w http.ResponseWriter, allowSSE bool) {
+	c.w, c.allowSSE, c.closed = w, allowSSE, make(chan struct{})
 }
 
 // sseWriteTimeout bounds one write to a client, so that a client that

@@ -277,8 +277,15 @@ func (ss *session) close() {
 	if ss.standalone != nil {
 		streams = append(streams, ss.standalone)
 	}
+	cancels := make([]context.CancelFunc, 0, len(ss.inflight))
+	for _, cancel := range ss.inflight {
+		cancels = append(cancels, cancel)
+	}
 	ss.mu.Unlock()
 	ss.cancel()
+	for _, cancel := range cancels {
+		cancel() // the HTTP requests in flight (trackRequest)
+	}
 	for _, st := range streams {
 		st.shut()
 	}
@@ -297,18 +304,23 @@ func (ss *session) sendServerMessage(msg []byte) {
 	}
 }
 
-// trackRequest registers an HTTP request in flight for
-// notifications/cancelled; it reports false when the id is already in
-// flight.
+// trackRequest registers an HTTP request in flight, whose context cancel
+// ends, for notifications/cancelled and the end of the session (close); it
+// reports false when the id is already in flight. In a session that has
+// ended, the request is cancelled at once.
 func (ss *session) trackRequest(id jsonrpc.ID, cancel context.CancelFunc) bool {
-	key := string(id.Raw())
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if _, dup := ss.inflight[key]; dup {
+	if _, dup := ss.inflight[string(id.Raw())]; dup {
+		ss.mu.Unlock()
 		return false
 	}
-	ss.inflight[key] = cancel
+	ss.inflight[string(id.Raw())] = cancel
 	ss.active++
+	closed := ss.closed
+	ss.mu.Unlock()
+	if closed {
+		cancel()
+	}
 	return true
 }
 

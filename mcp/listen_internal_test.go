@@ -52,16 +52,10 @@ func (r *recorder) messages() []string {
 	return append([]string(nil), r.msgs...)
 }
 
-// waitFor polls until cond holds, failing the test after 5 s.
+// waitFor waits, in a synctest bubble, until cond holds (settle).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	settle(t, what, cond)
 }
 
 type listenResult struct {
@@ -93,7 +87,9 @@ func startListenFilter(s *Server, id, filter string, n Notifier) (context.Cancel
 
 // A client that stops reading is dropped once its buffer is full, with a
 // log line, and never holds up delivery to the others.
-func TestListenSlowReaderDropped(t *testing.T) {
+func TestListenSlowReaderDropped(t *testing.T) { synctest.Test(t, testListenSlowReaderDropped) }
+
+func testListenSlowReaderDropped(t *testing.T) {
 	var logs strings.Builder
 	var logMu sync.Mutex
 	s := NewServer(&ServerOptions{Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, nil))})
@@ -167,7 +163,9 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 }
 
 // Shutdown waits for listen handlers, and gives up when its context ends.
-func TestShutdownWaits(t *testing.T) {
+func TestShutdownWaits(t *testing.T) { synctest.Test(t, testShutdownWaits) }
+
+func testShutdownWaits(t *testing.T) {
 	s := NewServer(nil)
 	AddTool(s, &Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 	stuck := newRecorder(true)

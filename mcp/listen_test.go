@@ -16,14 +16,16 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
-const listenMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const listenMeta = `"_meta":{` + mcpwire.MetaFields + `}`
 
 // listenServer returns a server with one tool, and a function that adds or
 // removes a second tool, changing the tools list.
@@ -71,25 +73,15 @@ type stream struct {
 	done   chan struct{}
 }
 
+// postListen sends subscriptions/listen with the given id and filter; hdr
+// are header name and value pairs that replace the derived ones.
 func postListen(t testing.TB, url string, id, filter string, hdr ...string) *http.Response {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":` + filter + `}}`
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	h := http.Header{}
 	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+		h.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return mcpwire.Send(t, context.Background(), url, mcpwire.Request{ID: id, Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`, Header: h})
 }
 
 // openStream sends subscriptions/listen and reads the SSE response in the
@@ -152,18 +144,6 @@ func nextFrame(t testing.TB, frames <-chan frame) frame {
 	return nil
 }
 
-// quiet fails the test if a frame arrives within d.
-func (st *stream) quiet(t testing.TB, d time.Duration) {
-	t.Helper()
-	select {
-	case f, ok := <-st.frames:
-		if ok {
-			t.Fatalf("unexpected frame %v", f)
-		}
-	case <-time.After(d):
-	}
-}
-
 func decode(t testing.TB, s string) frame {
 	t.Helper()
 	var f frame
@@ -209,15 +189,34 @@ func TestListenHTTP(t *testing.T) {
 	}
 	toggle()
 	for i, tt := range tests {
+		if !tt.wantChange {
+			continue
+		}
 		t.Run(tt.name+"/change", func(t *testing.T) {
-			if !tt.wantChange {
-				streams[i].quiet(t, 100*time.Millisecond)
-				return
-			}
 			got := streams[i].next(t)
 			want := decode(t, tagged("notifications/tools/list_changed", tt.id, ""))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("change (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The streams that did not ask for the change must not get it. The
+	// change was handed to every stream at once (one step, under the lock
+	// that Shutdown takes too), and a stream delivers what it holds before
+	// its graceful result: so once a stream that asked got it, the next
+	// frame of the others after Shutdown is their result, not the change.
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		if tt.wantChange {
+			continue
+		}
+		t.Run(tt.name+"/no change", func(t *testing.T) {
+			got := streams[i].next(t)
+			want := decode(t, `{"jsonrpc":"2.0","id":`+tt.id+`,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"listen","version":"1.0.0"},"io.modelcontextprotocol/subscriptionId":`+tt.id+`}}}`)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("first frame after the change and Shutdown (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -232,30 +231,16 @@ func TestListenRelistSeesChange(t *testing.T) {
 	st.next(t)
 	toggle()
 	st.next(t)
-	out := call(t, srv.URL, "tools/list", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+listenMeta+`}}`)
+	out := call(t, srv.URL, mcpwire.Request{ID: "2", Method: "tools/list"})
 	if !strings.Contains(out, `"name":"extra"`) {
 		t.Errorf("tools/list after list_changed lacks the new tool: %s", out)
 	}
 }
 
 // call POSTs one request and returns the response body.
-func call(t testing.TB, url, method, name, body string) string {
+func call(t testing.TB, url string, r mcpwire.Request) string {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	return string(mcpwire.Post(t, context.Background(), url, r).Raw)
 }
 
 func TestListenShutdown(t *testing.T) {
@@ -294,7 +279,7 @@ func TestListenShutdown(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"code":-32603`) {
 		t.Errorf("listen after Shutdown: HTTP %d %s; want 503 with -32603", resp.StatusCode, body)
 	}
-	out := call(t, srv.URL, "tools/list", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{`+listenMeta+`}}`)
+	out := call(t, srv.URL, mcpwire.Request{ID: "2", Method: "tools/list"})
 	if !strings.Contains(out, `"tools":[`) {
 		t.Errorf("tools/list after Shutdown: %s", out)
 	}
@@ -337,7 +322,7 @@ func TestListenErrors(t *testing.T) {
 	}
 
 	t.Run("capabilities without listen", func(t *testing.T) {
-		out := call(t, offSrv.URL, "server/discover", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+listenMeta+`}}`)
+		out := call(t, offSrv.URL, mcpwire.Request{Method: "server/discover"})
 		if !strings.Contains(out, `"tools":{}`) || strings.Contains(out, "listChanged") {
 			t.Errorf("discover with listen off: %s", out)
 		}
@@ -374,6 +359,11 @@ func TestListenOutlivesReadTimeout(t *testing.T) {
 	t.Cleanup(srv.Close)
 	st := openStream(t, srv.URL, `1`, `{"toolsListChanged":true}`)
 	st.next(t)
+	// Real time, on purpose: the deadline under test is net/http's own
+	// read deadline on a real connection (the kernel's clock, which no
+	// synctest bubble holds), and there is no event for "a deadline
+	// passed and nothing happened". Three times ReadTimeout is well past
+	// it; a regression ends the stream, which next reports.
 	time.Sleep(300 * time.Millisecond)
 	toggle()
 	if got := st.next(t)["method"]; got != "notifications/tools/list_changed" {
@@ -433,7 +423,11 @@ func listenLine(id, filter string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":` + filter + `}}`
 }
 
-func TestListenStdio(t *testing.T) {
+// TestListenStdio runs in a synctest bubble: stdio is pipes in process, so
+// "subscription 1 ended" is waited for with settle, not on the wall clock.
+func TestListenStdio(t *testing.T) { synctest.Test(t, testListenStdio) }
+
+func testListenStdio(t *testing.T) {
 	s, toggle := listenServer(t, nil)
 	c := startStdio(t, s, context.Background())
 	c.send(t, listenLine(`1`, `{"toolsListChanged":true}`))
@@ -458,7 +452,7 @@ func TestListenStdio(t *testing.T) {
 	// the other one goes on.
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	// The subscription ends on its own goroutine.
-	waitUntil(t, "subscription 1 to end", func() bool { return mcp.OpenListenStreams(s) == 1 })
+	mcp.Settle(t, "subscription 1 to end", func() bool { return mcp.OpenListenStreams(s) == 1 })
 	toggle()
 	if got, want := c.next(t), tagged("notifications/tools/list_changed", `"two"`, ""); got != want {
 		t.Errorf("after cancelling 1: got %s, want %s", got, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // Helpers of the MRTR tests: requests go through Server.Handle, the seam
@@ -46,8 +47,8 @@ func (r mrtrReq) params() string {
 	if caps == "" {
 		caps = allCaps
 	}
-	b.WriteString(`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}`)
-	return b.String()
+	b.WriteString("}")
+	return mcpwire.Request{Params: b.String(), Caps: caps}.ParamsJSON()
 }
 
 // mrtrReply is a decoded response.
@@ -106,8 +107,9 @@ func mrtrSend(t testing.TB, s *Server, method, params string) mrtrReply {
 // authenticating p (nil: no authentication).
 func mrtrSendAs(t testing.TB, s *Server, p *Principal, method, params string) mrtrReply {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":%q,"params":%s}`, method, params)
-	msg, derr := jsonrpc.Decode([]byte(body))
+	// params carry their own _meta (or, in the tests of its absence, none).
+	body := mcpwire.Request{ID: "7", Method: method, Params: params, NoMeta: true}.Bytes()
+	msg, derr := jsonrpc.Decode(body)
 	if derr != nil {
 		t.Fatalf("decoding request %s: %v", body, derr)
 	}
@@ -615,7 +617,7 @@ func TestElicitForm(t *testing.T) {
 	}
 }
 
-const testMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + allCaps + `}`
+var testMeta = `"_meta":{` + mcpwire.Request{Caps: allCaps}.MetaMembers() + `}`
 
 // TestInputRequiredPromptsAndResources: prompts/get and resources/read
 // handlers ask for input as tool handlers do, and their state is bound to

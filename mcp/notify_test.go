@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // Progress, logging and cancellation as a client sees them on each
@@ -78,64 +80,27 @@ var wantChat = []map[string]any{
 // and its messages: the one JSON body, or every SSE data line.
 func post(t *testing.T, ctx context.Context, url, method, name, params, extraMeta string) (string, []map[string]any, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + withMeta(params, extraMeta) + `}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	setPostHeaders(req, method, name)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return parsePosted(t, resp.Header.Get("Content-Type"), raw)
+	resp := mcpwire.Post(t, ctx, url, mcpwire.Request{Method: method, Name: name, Params: params, Meta: extraMeta})
+	return posted(t, resp)
 }
 
 // postInMemory is post served by h in this goroutine, through a
 // ResponseRecorder: no network, so that it can run in a synctest bubble.
 func postInMemory(t *testing.T, h http.Handler, method, name, params, extraMeta string) (string, []map[string]any, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + withMeta(params, extraMeta) + `}`
-	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-	setPostHeaders(req, method, name)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return parsePosted(t, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+	return posted(t, mcpwire.Serve(t, h, mcpwire.Request{Method: method, Name: name, Params: params, Meta: extraMeta}))
 }
 
-func setPostHeaders(req *http.Request, method, name string) {
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", LatestVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-}
-
-// parsePosted reads the messages of a response of content type ct.
-func parsePosted(t *testing.T, ct string, raw []byte) (string, []map[string]any, string) {
+// posted returns the content type of resp and its messages decoded.
+func posted(t *testing.T, resp *mcpwire.Response) (string, []map[string]any, string) {
 	t.Helper()
 	var msgs []map[string]any
-	if ct == "application/json" {
+	for _, raw := range resp.Messages {
 		var m map[string]any
 		mustUnmarshal(t, raw, &m)
-		return ct, []map[string]any{m}, string(raw)
+		msgs = append(msgs, m)
 	}
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
-	for sc.Scan() {
-		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			var m map[string]any
-			mustUnmarshal(t, []byte(d), &m)
-			msgs = append(msgs, m)
-		}
-	}
-	return ct, msgs, string(raw)
+	return resp.Header.Get("Content-Type"), msgs, string(resp.Raw)
 }
 
 func TestNotificationsOverSSE(t *testing.T) {

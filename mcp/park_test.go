@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -96,15 +97,15 @@ func (rs *rawStream) ended(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond for up to 5 seconds.
+// waitUntil polls cond for up to 5 seconds (realtime.Poll). The tests of
+// this file and listen_test.go serve real connections through net/http:
+// when a handler has parked its stream or seen its client go is up to the
+// kernel and net/http's goroutines, which no synctest bubble can hold (a
+// bubble cannot block on a real socket). Waits in process use settle in a
+// bubble instead.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	realtime.Poll(t, 5*time.Second, what, cond)
 }
 
 // A listen stream on HTTP/1.1 is parked: its response head says the body

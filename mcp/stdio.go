@@ -54,7 +54,7 @@ var stdioDrainTimeout = 5 * time.Second
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
-	c := &stdioConn{s: s, w: w, inflight: map[string]*stdioCall{}, sem: make(chan struct{}, maxInFlight), jobs: make(chan func()), quit: make(chan struct{})}
+	c := &stdioConn{s: s, w: w, inflight: map[string]*stdioCall{}, sem: make(chan struct{}, maxInFlight), jobs: make(chan *stdioCall), quit: make(chan struct{})}
 	c.wcond = sync.NewCond(&c.wmu)
 	defer close(c.quit) // idle workers exit
 	readDone := make(chan error, 1)
@@ -179,9 +179,9 @@ type stdioConn struct {
 	s    *Server
 	sem  chan struct{}
 	wg   sync.WaitGroup
-	jobs chan func()   // idle workers receive here
-	quit chan struct{} // closed when ServeStdio returns
-	idle atomic.Int32  // idle workers
+	jobs chan *stdioCall // idle workers receive here
+	quit chan struct{}   // closed when ServeStdio returns
+	idle atomic.Int32    // idle workers
 
 	mu       sync.Mutex // guards inflight and stopped
 	inflight map[string]*stdioCall
@@ -204,6 +204,13 @@ type stdioConn struct {
 	// sess is the legacy session once the client sent initialize (see
 	// legacy.go); only the reading goroutine sets it, under mu.
 	sess *session
+
+	// scratch is the reading goroutine's buffer for the responses it
+	// serves inline, which are copied to the pending output at once.
+	scratch []byte
+	// dc remembers the last request read, for the next (reading
+	// goroutine only).
+	dc decodeCache
 }
 
 // endLegacy ends the legacy session of the connection, if any: the client
@@ -226,9 +233,19 @@ func (c *stdioConn) stop() {
 
 // stdioCall is one request in flight on a stdio connection.
 type stdioCall struct {
-	cancel    context.CancelFunc
-	listen    bool   // a subscriptions/listen stream
-	finish    func() // ends the listen stream gracefully; set once it is open
+	// What the worker serves: the request, decoded from line (a copy of
+	// the reader's line), with its _meta.
+	line []byte
+	msg  jsonrpc.Message
+	mv   metaVisitor
+	sess *session // the connection's legacy session when it was read
+
+	key    string // the raw id, the key in stdioConn.inflight
+	ctx    context.Context
+	cancel context.CancelFunc
+	listen bool   // a subscriptions/listen stream
+	finish func() // ends the listen stream gracefully; set once it is open
+
 	mu        sync.Mutex
 	cancelled bool
 	done      bool
@@ -336,42 +353,49 @@ func (c *stdioConn) flushLocked() {
 	c.wmu.Unlock()
 }
 
-// dispatch handles one line. It returns false when the connection has been
+// dispatch handles one line, which points into the reader's buffer. It is
+// decoded once, in place, with its _meta read in the same pass (or taken
+// from the previous request, when only the id differs: c.dc). A modern
+// server/discover is answered from there; anything else is copied out of
+// the reader's buffer first (the reader reuses it), with the decoded spans
+// moved onto the copy. It returns false when the connection has been
 // stopped and the line was ignored.
 func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
-	if served, ok := c.discoverFast(ctx, line); served {
-		return ok
-	}
-	owned := bytes.Clone(line) // the reader reuses its buffer
-	msg, derr := jsonrpc.Decode(owned)
-	if derr != nil {
+	var msg jsonrpc.Message
+	var mv metaVisitor
+	if derr := c.dc.decode(line, &msg, &mv); derr != nil {
 		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, derr))
 		return true
 	}
-	if c.route(&msg) {
+	if c.sess == nil && c.s.icpt == nil && msg.Method == "server/discover" && msg.IsRequest() {
+		if served, ok := c.inline(&msg, &mv); served {
+			return ok
+		}
+	}
+	call := &stdioCall{}
+	call.line = bytes.Clone(line)
+	if !call.own(line, &msg, &mv) {
+		// A span the decoder returned is not inside line: decode the
+		// copy instead (it decoded before).
+		mv = metaVisitor{}
+		msg, _ = decodeVisit(call.line, mv.visit)
+		mv.finish(msg.Params)
+	}
+	call.msg, call.mv = msg, mv
+	if c.route(&call.msg) {
 		return true
 	}
-	if c.serveInitialize(ctx, &msg) {
+	if c.serveInitialize(ctx, &call.msg) {
 		return true
 	}
-	// The message outlives this frame: start hands it to a worker.
-	return c.start(ctx, &msg)
+	return c.start(ctx, call)
 }
 
-// discoverFast serves a modern server/discover, which is answered from the
-// snapshot and never blocks, in the reading goroutine, from the reader's
-// buffer; its response waits in the pending output (queueMsg). The method
-// name is a cheap hint; Decode decides. It reports, like inline, whether it
-// served the line and whether the connection is still open.
-func (c *stdioConn) discoverFast(ctx context.Context, line []byte) (served, ok bool) {
-	if c.sess != nil || !bytes.Contains(line, []byte(`"server/discover"`)) {
-		return false, true
-	}
-	msg, derr := jsonrpc.Decode(line)
-	if derr != nil || msg.Method != "server/discover" || !msg.IsRequest() {
-		return false, true
-	}
-	return c.inline(ctx, &msg)
+// own moves msg and mv, decoded from line, onto call.line, a copy of line.
+// It reports false, leaving msg and mv unchanged, when a span is not inside
+// line.
+func (call *stdioCall) own(line []byte, msg *jsonrpc.Message, mv *metaVisitor) bool {
+	return moveSpans(msg, mv, line, call.line, func(off, n int) (int, bool) { return off, true })
 }
 
 // route delivers the messages that are not requests: a response, from a
@@ -420,11 +444,12 @@ func (c *stdioConn) serveInitialize(ctx context.Context, msg *jsonrpc.Message) b
 // taken), registers the call under its id, refusing a duplicate id, and
 // hands the call to a worker. It returns false when the connection has
 // been stopped.
-func (c *stdioConn) start(ctx context.Context, msg *jsonrpc.Message) bool {
-	sess := c.sess
-	key := string(msg.ID.Raw())
-	cctx, cancel := context.WithCancel(ctx)
-	call := &stdioCall{cancel: cancel, listen: msg.Method == "subscriptions/listen"}
+func (c *stdioConn) start(ctx context.Context, call *stdioCall) bool {
+	msg := &call.msg
+	call.sess = c.sess
+	call.key = string(msg.ID.Raw())
+	call.ctx, call.cancel = context.WithCancel(ctx)
+	call.listen = msg.Method == "subscriptions/listen"
 	// Listen streams stay open indefinitely: they do not take one of the
 	// in-flight slots (the server's MaxSubscriptions bounds them), so
 	// that a client with many of them can still send requests and
@@ -439,57 +464,66 @@ func (c *stdioConn) start(ctx context.Context, msg *jsonrpc.Message) bool {
 			c.sem <- struct{}{}
 		}
 	}
-	release := func() {
-		if !call.listen {
-			<-c.sem
-		}
-	}
 	c.mu.Lock()
 	if c.stopped {
 		c.mu.Unlock()
-		release()
-		cancel()
+		c.release(call)
+		call.cancel()
 		return false
 	}
-	if _, dup := c.inflight[key]; dup {
+	if _, dup := c.inflight[call.key]; dup {
 		c.mu.Unlock()
-		release()
-		cancel()
+		c.release(call)
+		call.cancel()
 		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight"}))
 		return true
 	}
-	c.inflight[key] = call
+	c.inflight[call.key] = call
 	c.wg.Add(1)
 	c.mu.Unlock()
-
-	c.run(func() {
-		defer func() {
-			release()
-			c.wg.Done()
-		}()
-		buf := c.s.getBuf()
-		resp, _ := c.s.Handle(cctx, *buf, &Incoming{Message: msg, Transport: TransportStdio, session: sess}, stdioNotifier{c: c, call: call, sess: sess})
-		call.mu.Lock()
-		call.done = true
-		if !call.cancelled && len(resp) > 0 {
-			c.writeMsg(resp)
-		}
-		call.mu.Unlock()
-		*buf = resp[:0]
-		c.s.putBuf(buf)
-		c.mu.Lock()
-		delete(c.inflight, key)
-		c.mu.Unlock()
-		cancel()
-	})
+	c.run(call)
 	return true
 }
 
-// inline serves a modern request in the reading goroutine. It reports
-// whether it served it (false: a request with the same id is in flight, and
-// dispatch answers that) and, like dispatch, false as its second result
-// when the connection has been stopped.
-func (c *stdioConn) inline(ctx context.Context, msg *jsonrpc.Message) (served, ok bool) {
+// release gives back the in-flight slot call took.
+func (c *stdioConn) release(call *stdioCall) {
+	if !call.listen {
+		<-c.sem
+	}
+}
+
+// serve runs a call that start admitted, in a worker, and writes its
+// response.
+func (c *stdioConn) serve(call *stdioCall) {
+	defer func() {
+		c.release(call)
+		c.wg.Done()
+	}()
+	buf := c.s.getBuf()
+	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, stdioNotifier{c: c, call: call, sess: call.sess}, nil, &call.mv)
+	call.mu.Lock()
+	call.done = true
+	if !call.cancelled && len(resp) > 0 {
+		c.writeMsg(resp)
+	}
+	call.mu.Unlock()
+	*buf = resp[:0]
+	c.s.putBuf(buf)
+	c.mu.Lock()
+	delete(c.inflight, call.key)
+	c.mu.Unlock()
+	call.cancel()
+}
+
+// inline serves a modern server/discover on a server without interceptors
+// (it never blocks) in the reading goroutine, from the reader's buffer,
+// with the _meta read while decoding; its response waits in the pending
+// output (queueMsg). Interceptors may take their time: with them, discover
+// runs in a worker like any request. It reports whether it served the
+// request (false: a request with the same id is in flight, and dispatch
+// answers that) and, like dispatch, false as its second result when the
+// connection has been stopped.
+func (c *stdioConn) inline(msg *jsonrpc.Message, mv *metaVisitor) (served, ok bool) {
 	c.mu.Lock()
 	stopped := c.stopped
 	_, dup := c.inflight[string(msg.ID.Raw())]
@@ -500,35 +534,37 @@ func (c *stdioConn) inline(ctx context.Context, msg *jsonrpc.Message) (served, o
 	if dup {
 		return false, true
 	}
-	buf := c.s.getBuf()
-	resp, _ := c.s.Handle(ctx, *buf, &Incoming{Message: msg, Transport: TransportStdio}, nil)
+	// What handle does for server/discover without interceptors, with
+	// msg on the caller's frame: no allocation.
+	resp, _ := c.s.discover(c.scratch[:0], msg, nil, mv)
 	c.queueMsg(resp)
-	*buf = resp[:0]
-	c.s.putBuf(buf)
+	if cap(resp) <= stdioQueueBytes {
+		c.scratch = resp[:0]
+	}
 	return true, true
 }
 
-// run runs job on an idle worker goroutine, or on a new one. Workers stay
+// run runs call on an idle worker goroutine, or on a new one. Workers stay
 // (up to maxIdleWorkers idle ones) for the life of the connection, so that
 // a request runs on a stack an earlier one already grew instead of growing
 // a fresh goroutine's stack.
-func (c *stdioConn) run(job func()) {
+func (c *stdioConn) run(call *stdioCall) {
 	select {
-	case c.jobs <- job:
+	case c.jobs <- call:
 	default:
-		go c.worker(job)
+		go c.worker(call)
 	}
 }
 
-func (c *stdioConn) worker(job func()) {
+func (c *stdioConn) worker(call *stdioCall) {
 	for {
-		job()
+		c.serve(call)
 		if c.idle.Add(1) > maxIdleWorkers {
 			c.idle.Add(-1)
 			return
 		}
 		select {
-		case job = <-c.jobs:
+		case call = <-c.jobs:
 			c.idle.Add(-1)
 		case <-c.quit:
 			c.idle.Add(-1)

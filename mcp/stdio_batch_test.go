@@ -217,3 +217,113 @@ func testStdioStopsReadingWhenOutputBlocks(t *testing.T) {
 		t.Errorf("read %d bytes in all, want %d", got, want)
 	}
 }
+
+// snapshot returns what was written so far and in how many calls.
+func (w *countingWriter) snapshot() (string, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String(), w.writes
+}
+
+// TestStdioFlushesWhenInputIdle checks that the responses the reading
+// goroutine serves (server/discover) are written as soon as no more input
+// is waiting, while the input stays open: the server does not hold them
+// until more input or the end of input comes. Three lines that arrive in
+// one read are answered in one write.
+//
+// It runs in a synctest bubble: "written" is checked once every goroutine
+// is blocked (the server in its next read), without a timeout.
+func TestStdioFlushesWhenInputIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+		pr, pw := io.Pipe()
+		var out countingWriter
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- s.ServeStdio(ctx, pr, &out) }()
+		for round, ids := range [][]int{{1}, {2, 3, 4}} {
+			var in string
+			for _, id := range ids {
+				in += discoverLine(id)
+			}
+			go io.WriteString(pw, in)
+			synctest.Wait() // the server waits for more input
+			got, writes := out.snapshot()
+			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+			if len(lines) != ids[len(ids)-1] {
+				t.Fatalf("round %d: %d response lines written while the input is idle, want %d:\n%s", round, len(lines), ids[len(ids)-1], got)
+			}
+			for i, l := range lines {
+				if !strings.HasPrefix(l, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{`, i+1)) {
+					t.Fatalf("round %d: line %d = %.80s, want the result for id %d", round, i, l, i+1)
+				}
+			}
+			if writes != round+1 {
+				t.Errorf("round %d: %d write calls in all, want %d (one per burst of input)", round, writes, round+1)
+			}
+		}
+		cancel()
+		<-done
+		pw.Close()
+	})
+}
+
+// TestStdioRequestOutlivesReadBuffer checks that a request handed to a
+// worker does not refer to the reader's buffer, which later input
+// overwrites: a tool that reads its arguments and sends progress (with the
+// request's progress token) only after more than the buffer's size of
+// input was read and answered sees its own request.
+func TestStdioRequestOutlivesReadBuffer(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+	started, proceed := make(chan struct{}), make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "later", Description: "Answers with its arguments once told to."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct {
+			Text string `json:"text"`
+		}) (string, error) {
+			close(started)
+			<-proceed
+			req.Progress(1, 2, "half")
+			return string(req.Arguments) + "|" + req.Info.ClientInfo.Name + "|" + req.Info.Meta.String("trace"), nil
+		})
+	pr, pw := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(context.Background(), pr, outW); outW.Close() }()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	io.WriteString(pw, `{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"later","arguments":{"text":"mine"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"me","version":"1"},"io.modelcontextprotocol/clientCapabilities":{},"progressToken":"tok","trace":"t1"}}}`+"\n")
+	<-started
+	// More than the reader's 64 KiB buffer of other requests, all
+	// answered: the bytes the call was read into are overwritten.
+	const n = 1000
+	go func() {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(discoverLine(i))
+		}
+		io.WriteString(pw, b.String())
+	}()
+	for i := range n {
+		if l := <-lines; !strings.HasPrefix(l, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{`, i)) {
+			t.Fatalf("line %d = %.100s, want the discover result for id %d", i, l, i)
+		}
+	}
+	close(proceed)
+	progress, result := <-lines, <-lines
+	if want := `"progressToken":"tok"`; !strings.Contains(progress, want) {
+		t.Errorf("progress notification %s, want %s", progress, want)
+	}
+	if want := `{"type":"text","text":"{\"text\":\"mine\"}|me|t1"}`; !strings.Contains(result, want) || !strings.Contains(result, `"id":"call"`) {
+		t.Errorf("result %s, want id \"call\" and content %s", result, want)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

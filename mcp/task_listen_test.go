@@ -33,7 +33,9 @@ func startTaskListen(s *Server, caps, filter string, n Notifier) (context.Cancel
 	return cancel, done
 }
 
-func TestTaskStatusNotifications(t *testing.T) {
+func TestTaskStatusNotifications(t *testing.T) { synctest.Test(t, testTaskStatusNotifications) }
+
+func testTaskStatusNotifications(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	id := startTask(t, s, "confirm")
 	awaitStatus(t, s, id, TaskInputRequired)
@@ -91,6 +93,10 @@ func TestTaskStatusNotifications(t *testing.T) {
 }
 
 func TestTaskStatusNotificationsGated(t *testing.T) {
+	synctest.Test(t, testTaskStatusNotificationsGated)
+}
+
+func testTaskStatusNotificationsGated(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	rec := newRecorder(false)
 	cancel, done := startTaskListen(s, `{}`, `{"taskIds":["x"]}`, rec)
@@ -140,7 +146,9 @@ func (f *failingStore) Update(ctx context.Context, id string, fn func(*TaskRecor
 	return f.MemoryTaskStore.Update(ctx, id, fn)
 }
 
-func TestTaskStoreDown(t *testing.T) {
+func TestTaskStoreDown(t *testing.T) { synctest.Test(t, testTaskStoreDown) }
+
+func testTaskStoreDown(t *testing.T) {
 	// A store that fails gives 503 on every task method, never a panic,
 	// and the handler of a call that could not become a task is stopped.
 	st := &failingStore{MemoryTaskStore: NewMemoryTaskStore(0)}

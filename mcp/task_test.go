@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpkit/mcpkit/internal/wire"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // Tests of the tasks extension through Server.Handle.
@@ -24,14 +25,7 @@ const extCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks"
 // given clientCapabilities, as principal p (nil: none).
 func taskCall(tb testing.TB, ctx context.Context, s *Server, p *Principal, caps, method, params string) rpcReply {
 	tb.Helper()
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}`
-	params = strings.TrimSpace(params)
-	if len(params) >= 2 && strings.TrimSpace(params[1:len(params)-1]) == "" { // {} or { }
-		params = "{" + meta + "}"
-	} else {
-		params = params[:len(params)-1] + "," + meta + "}"
-	}
-	body := []byte(`{"jsonrpc":"2.0","id":7,"method":` + string(wire.AppendString(nil, method)) + `,"params":` + params + `}`)
+	body := mcpwire.Request{ID: "7", Method: method, Params: params, Caps: caps}.Bytes()
 	msg := decodeMsg(tb, body)
 	var c collector
 	out, status := s.Handle(ctx, nil, &Incoming{Message: &msg, Principal: p}, &c)
@@ -78,22 +72,21 @@ func getTask(tb testing.TB, s *Server, id string) map[string]any {
 	return r.Result
 }
 
-// awaitStatus polls tasks/get until the task has one of the statuses.
+// awaitStatus waits, in a synctest bubble, until tasks/get reports one of
+// the statuses (settle), and returns the task.
 func awaitStatus(tb testing.TB, s *Server, id string, want ...TaskStatus) map[string]any {
 	tb.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		t := getTask(tb, s, id)
+	var t map[string]any
+	settle(tb, fmt.Sprintf("task %s reaching one of %v", id, want), func() bool {
+		t = getTask(tb, s, id)
 		for _, w := range want {
 			if t["status"] == string(w) {
-				return t
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("task %s is %v after 5s, want one of %v", id, t["status"], want)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return false
+	})
+	return t
 }
 
 // gate is a tool handler that blocks until released or cancelled.
@@ -154,7 +147,6 @@ func taskServer(tb testing.TB, o TaskOptions) (*Server, *gate) {
 }
 
 func TestTaskNegotiation(t *testing.T) {
-	s, g := taskServer(t, TaskOptions{SyncWait: 500 * time.Millisecond}) // "quick" answers within it even on a loaded machine
 	tests := []struct {
 		name    string
 		caps    string
@@ -173,39 +165,45 @@ func TestTaskNegotiation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.release != "" {
-				g.release <- tt.release
-			}
-			r := taskCall(t, context.Background(), s, nil, tt.caps, "tools/call", `{"name":"`+tt.tool+`","arguments":{}}`)
-			var got string
-			switch {
-			case r.Error != nil:
-				got = jsonNumber(r.Error.Code)
-			case r.Result["resultType"] == "task":
-				got = "task"
-				if _, ok := r.Result["content"]; ok {
-					t.Errorf("CreateTaskResult with content: %v", r.Result)
+			// A server per case, in a bubble: SyncWait runs on the
+			// bubble's clock, so "quick" answers within it however loaded
+			// the machine is, and "optional" outlasts it without waiting.
+			synctest.Test(t, func(t *testing.T) {
+				s, g := taskServer(t, TaskOptions{SyncWait: 500 * time.Millisecond})
+				if tt.release != "" {
+					g.release <- tt.release
 				}
-			case r.Result["resultType"] == "complete":
-				got = "sync"
-				if _, ok := r.Result["taskId"]; ok {
-					t.Errorf("synchronous result with a taskId: %v", r.Result)
+				r := taskCall(t, context.Background(), s, nil, tt.caps, "tools/call", `{"name":"`+tt.tool+`","arguments":{}}`)
+				var got string
+				switch {
+				case r.Error != nil:
+					got = jsonNumber(r.Error.Code)
+				case r.Result["resultType"] == "task":
+					got = "task"
+					if _, ok := r.Result["content"]; ok {
+						t.Errorf("CreateTaskResult with content: %v", r.Result)
+					}
+				case r.Result["resultType"] == "complete":
+					got = "sync"
+					if _, ok := r.Result["taskId"]; ok {
+						t.Errorf("synchronous result with a taskId: %v", r.Result)
+					}
 				}
-			}
-			if got != tt.want {
-				t.Fatalf("tools/call %s = %v %+v, want %s", tt.tool, r.Result, r.Error, tt.want)
-			}
-			if got == "-32021" {
-				want := `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
-				if string(r.Error.Data) != want || r.Status != http.StatusBadRequest {
-					t.Errorf("-32021 data %s status %d, want %s 400", r.Error.Data, r.Status, want)
+				if got != tt.want {
+					t.Fatalf("tools/call %s = %v %+v, want %s", tt.tool, r.Result, r.Error, tt.want)
 				}
-			}
-			if got == "task" && tt.tool != "quick_required" {
-				// Leave no handler running for the next case.
-				ext(t, s, "tasks/cancel", `{"taskId":"`+r.Result["taskId"].(string)+`"}`)
-				<-g.cancelled
-			}
+				if got == "-32021" {
+					want := `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+					if string(r.Error.Data) != want || r.Status != http.StatusBadRequest {
+						t.Errorf("-32021 data %s status %d, want %s 400", r.Error.Data, r.Status, want)
+					}
+				}
+				if got == "task" && tt.tool != "quick_required" {
+					// Leave no handler running for the next case.
+					ext(t, s, "tasks/cancel", `{"taskId":"`+r.Result["taskId"].(string)+`"}`)
+					<-g.cancelled
+				}
+			})
 		})
 	}
 }
@@ -296,58 +294,62 @@ func TestTaskLifecycle(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.release, func(t *testing.T) {
-			s, g := taskServer(t, TaskOptions{})
-			r := ext(t, s, "tools/call", `{"name":"optional","arguments":{}}`)
-			if r.Error != nil {
-				t.Fatal(r.Error)
-			}
-			created := r.Result
-			id, _ := created["taskId"].(string)
-			for _, k := range []string{"result", "error", "inputRequests", "requestState", "task", "ttl", "pollInterval"} {
-				if _, ok := created[k]; ok {
-					t.Errorf("CreateTaskResult has %q: %v", k, created)
+			synctest.Test(t, func(t *testing.T) {
+				s, g := taskServer(t, TaskOptions{})
+				r := ext(t, s, "tools/call", `{"name":"optional","arguments":{}}`)
+				if r.Error != nil {
+					t.Fatal(r.Error)
 				}
-			}
-			if created["status"] != "working" || created["ttlMs"] != 3600000.0 || created["pollIntervalMs"] != 500.0 || len(id) != 22 {
-				t.Errorf("CreateTaskResult = %v; want working, ttlMs 3600000, pollIntervalMs 500, a 22-character id", created)
-			}
-			if w := getTask(t, s, id); w["status"] != "working" || w["result"] != nil {
-				t.Errorf("tasks/get while working = %v", w)
-			}
-			g.release <- tt.release
-			task := awaitStatus(t, s, id, TaskCompleted, TaskFailed, TaskCancelled)
-			if task["status"] != string(tt.status) {
-				t.Fatalf("status %v, want %s: %v", task["status"], tt.status, task)
-			}
-			if _, ok := task["requestState"]; ok {
-				t.Error("tasks/get carries requestState")
-			}
-			if tt.status == TaskCompleted {
-				res := task["result"].(map[string]any)
-				content := res["content"].([]any)
-				if text := content[0].(map[string]any)["text"]; text != tt.result || (res["isError"] == true) != tt.isError {
-					t.Errorf("result = %v; want text %q isError %v", res, tt.result, tt.isError)
+				created := r.Result
+				id, _ := created["taskId"].(string)
+				for _, k := range []string{"result", "error", "inputRequests", "requestState", "task", "ttl", "pollInterval"} {
+					if _, ok := created[k]; ok {
+						t.Errorf("CreateTaskResult has %q: %v", k, created)
+					}
 				}
-				if meta, _ := res["_meta"].(map[string]any); meta["io.modelcontextprotocol/related-task"] != nil {
-					t.Error("inlined result carries related-task _meta")
+				if created["status"] != "working" || created["ttlMs"] != 3600000.0 || created["pollIntervalMs"] != 500.0 || len(id) != 22 {
+					t.Errorf("CreateTaskResult = %v; want working, ttlMs 3600000, pollIntervalMs 500, a 22-character id", created)
 				}
-				if _, ok := task["error"]; ok {
-					t.Error("completed task carries error")
+				if w := getTask(t, s, id); w["status"] != "working" || w["result"] != nil {
+					t.Errorf("tasks/get while working = %v", w)
 				}
-			} else {
-				e := task["error"].(map[string]any)
-				if e["code"] != tt.errCode || e["message"] != tt.errMessage || task["statusMessage"] != tt.errMessage {
-					t.Errorf("error = %v, statusMessage %v; want %v %q", e, task["statusMessage"], tt.errCode, tt.errMessage)
+				g.release <- tt.release
+				task := awaitStatus(t, s, id, TaskCompleted, TaskFailed, TaskCancelled)
+				if task["status"] != string(tt.status) {
+					t.Fatalf("status %v, want %s: %v", task["status"], tt.status, task)
 				}
-				if _, ok := task["result"]; ok {
-					t.Error("failed task carries result")
+				if _, ok := task["requestState"]; ok {
+					t.Error("tasks/get carries requestState")
 				}
-			}
+				if tt.status == TaskCompleted {
+					res := task["result"].(map[string]any)
+					content := res["content"].([]any)
+					if text := content[0].(map[string]any)["text"]; text != tt.result || (res["isError"] == true) != tt.isError {
+						t.Errorf("result = %v; want text %q isError %v", res, tt.result, tt.isError)
+					}
+					if meta, _ := res["_meta"].(map[string]any); meta["io.modelcontextprotocol/related-task"] != nil {
+						t.Error("inlined result carries related-task _meta")
+					}
+					if _, ok := task["error"]; ok {
+						t.Error("completed task carries error")
+					}
+				} else {
+					e := task["error"].(map[string]any)
+					if e["code"] != tt.errCode || e["message"] != tt.errMessage || task["statusMessage"] != tt.errMessage {
+						t.Errorf("error = %v, statusMessage %v; want %v %q", e, task["statusMessage"], tt.errCode, tt.errMessage)
+					}
+					if _, ok := task["result"]; ok {
+						t.Error("failed task carries result")
+					}
+				}
+			})
 		})
 	}
 }
 
-func TestTaskCancel(t *testing.T) {
+func TestTaskCancel(t *testing.T) { synctest.Test(t, testTaskCancel) }
+
+func testTaskCancel(t *testing.T) {
 	s, g := taskServer(t, TaskOptions{})
 	id := startTask(t, s, "optional")
 	ack := ext(t, s, "tasks/cancel", `{"taskId":"`+id+`"}`)
@@ -501,7 +503,9 @@ func testTaskLimit(t *testing.T) {
 	}
 }
 
-func TestTaskStoreFull(t *testing.T) {
+func TestTaskStoreFull(t *testing.T) { synctest.Test(t, testTaskStoreFull) }
+
+func testTaskStoreFull(t *testing.T) {
 	s, g := taskServer(t, TaskOptions{Store: NewMemoryTaskStore(1)})
 	startTask(t, s, "optional")
 	r := ext(t, s, "tools/call", `{"name":"quick_required","arguments":{}}`)
@@ -558,31 +562,33 @@ func testTaskTTLOutlivesLongRuns(t *testing.T) {
 
 func TestTaskSyncWait(t *testing.T) {
 	t.Run("StartTask ends the wait", func(t *testing.T) {
-		s := NewServer(&ServerOptions{Tasks: TaskOptions{SyncWait: time.Hour}})
-		AddTool(s, &Tool{Name: "starts", Description: "d", TaskSupport: TaskOptional}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
-			if !req.StartTask() {
-				return "", errors.New("StartTask reported false")
+		synctest.Test(t, func(t *testing.T) {
+			s := NewServer(&ServerOptions{Tasks: TaskOptions{SyncWait: time.Hour}})
+			AddTool(s, &Tool{Name: "starts", Description: "d", TaskSupport: TaskOptional}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+				if !req.StartTask() {
+					return "", errors.New("StartTask reported false")
+				}
+				if !req.StartTask() {
+					return "", errors.New("StartTask reported false the second time")
+				}
+				return "from the task", nil
+			})
+			t.Cleanup(func() { s.Shutdown(context.Background()) })
+			start := time.Now()
+			id := startTask(t, s, "starts")
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("the call waited %v despite StartTask", d)
 			}
-			if !req.StartTask() {
-				return "", errors.New("StartTask reported false the second time")
+			task := awaitStatus(t, s, id, TaskCompleted)
+			if text := task["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != "from the task" {
+				t.Errorf("result text %v", text)
 			}
-			return "from the task", nil
+			// Without the extension StartTask does nothing.
+			r := call(t, s, "tools/call", `{"name":"starts","arguments":{}}`)
+			if r.Error != nil || r.Result["isError"] != true {
+				t.Errorf("StartTask in a synchronous call: %v %+v; want the handler to see false", r.Result, r.Error)
+			}
 		})
-		t.Cleanup(func() { s.Shutdown(context.Background()) })
-		start := time.Now()
-		id := startTask(t, s, "starts")
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("the call waited %v despite StartTask", d)
-		}
-		task := awaitStatus(t, s, id, TaskCompleted)
-		if text := task["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"]; text != "from the task" {
-			t.Errorf("result text %v", text)
-		}
-		// Without the extension StartTask does nothing.
-		r := call(t, s, "tools/call", `{"name":"starts","arguments":{}}`)
-		if r.Error != nil || r.Result["isError"] != true {
-			t.Errorf("StartTask in a synchronous call: %v %+v; want the handler to see false", r.Result, r.Error)
-		}
 	})
 	t.Run("negative SyncWait starts at once", func(t *testing.T) {
 		s, _ := taskServer(t, TaskOptions{SyncWait: Off})
@@ -606,7 +612,9 @@ func TestTaskSyncWait(t *testing.T) {
 	})
 }
 
-func TestTaskClientLeavesDuringWait(t *testing.T) {
+func TestTaskClientLeavesDuringWait(t *testing.T) { synctest.Test(t, testTaskClientLeavesDuringWait) }
+
+func testTaskClientLeavesDuringWait(t *testing.T) {
 	s, g := taskServer(t, TaskOptions{SyncWait: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan rpcReply)
@@ -627,7 +635,9 @@ func TestTaskClientLeavesDuringWait(t *testing.T) {
 	}
 }
 
-func TestTaskShutdown(t *testing.T) {
+func TestTaskShutdown(t *testing.T) { synctest.Test(t, testTaskShutdown) }
+
+func testTaskShutdown(t *testing.T) {
 	s, g := taskServer(t, TaskOptions{})
 	id := startTask(t, s, "optional")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -652,7 +662,9 @@ func TestTaskShutdown(t *testing.T) {
 	}
 }
 
-func TestTaskRunnerLost(t *testing.T) {
+func TestTaskRunnerLost(t *testing.T) { synctest.Test(t, testTaskRunnerLost) }
+
+func testTaskRunnerLost(t *testing.T) {
 	// A working task whose runner stopped renewing its lease is reported
 	// failed by whichever server reads it.
 	st := NewMemoryTaskStore(0)
@@ -676,6 +688,10 @@ func TestTaskRunnerLost(t *testing.T) {
 }
 
 func TestTaskCancelSignalFromElsewhere(t *testing.T) {
+	synctest.Test(t, testTaskCancelSignalFromElsewhere)
+}
+
+func testTaskCancelSignalFromElsewhere(t *testing.T) {
 	// Two servers sharing a store: a cancellation through one stops the
 	// handler on the other.
 	st := NewMemoryTaskStore(0)
@@ -693,6 +709,10 @@ func TestTaskCancelSignalFromElsewhere(t *testing.T) {
 }
 
 func TestTaskHeartbeatCatchesMissedCancel(t *testing.T) {
+	synctest.Test(t, testTaskHeartbeatCatchesMissedCancel)
+}
+
+func testTaskHeartbeatCatchesMissedCancel(t *testing.T) {
 	// A cancellation whose signal was lost is noticed at the next
 	// heartbeat.
 	s, g := taskServer(t, TaskOptions{Heartbeat: 20 * time.Millisecond})
@@ -708,7 +728,9 @@ func TestTaskHeartbeatCatchesMissedCancel(t *testing.T) {
 	}
 }
 
-func TestTaskIDsUnguessable(t *testing.T) {
+func TestTaskIDsUnguessable(t *testing.T) { synctest.Test(t, testTaskIDsUnguessable) }
+
+func testTaskIDsUnguessable(t *testing.T) {
 	s, _ := taskServer(t, TaskOptions{})
 	seen := map[string]bool{}
 	for range 50 {
@@ -760,7 +782,9 @@ func BenchmarkTaskCreate(b *testing.B) {
 	}
 }
 
-func TestTaskShutdownDuringWait(t *testing.T) {
+func TestTaskShutdownDuringWait(t *testing.T) { synctest.Test(t, testTaskShutdownDuringWait) }
+
+func testTaskShutdownDuringWait(t *testing.T) {
 	// A call still in its SyncWait when Shutdown begins becomes a task that
 	// is stopped at once, and Shutdown does not wait for it forever.
 	s, g := taskServer(t, TaskOptions{SyncWait: 200 * time.Millisecond})
@@ -784,7 +808,9 @@ func TestTaskShutdownDuringWait(t *testing.T) {
 // TestTaskKeepsRequestValues: a handler that runs as a task sees the
 // values of the request's context (trace spans, loggers) but not its
 // cancellation, which comes when the request is answered.
-func TestTaskKeepsRequestValues(t *testing.T) {
+func TestTaskKeepsRequestValues(t *testing.T) { synctest.Test(t, testTaskKeepsRequestValues) }
+
+func testTaskKeepsRequestValues(t *testing.T) {
 	type key struct{}
 	s := NewServer(nil)
 	got := make(chan any, 1)

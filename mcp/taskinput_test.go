@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -127,7 +128,9 @@ func resultOf(task map[string]any) string {
 	return text
 }
 
-func TestTaskInput(t *testing.T) {
+func TestTaskInput(t *testing.T) { synctest.Test(t, testTaskInput) }
+
+func testTaskInput(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	id := startTask(t, s, "confirm")
 	task := awaitStatus(t, s, id, TaskInputRequired)
@@ -147,7 +150,9 @@ func TestTaskInput(t *testing.T) {
 	}
 }
 
-func TestTaskInputPartial(t *testing.T) {
+func TestTaskInputPartial(t *testing.T) { synctest.Test(t, testTaskInputPartial) }
+
+func testTaskInputPartial(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	id := startTask(t, s, "two")
 	task := awaitStatus(t, s, id, TaskInputRequired)
@@ -175,7 +180,9 @@ func TestTaskInputPartial(t *testing.T) {
 	}
 }
 
-func TestTaskInputRounds(t *testing.T) {
+func TestTaskInputRounds(t *testing.T) { synctest.Test(t, testTaskInputRounds) }
+
+func testTaskInputRounds(t *testing.T) {
 	s, runs := inputServer(t, TaskOptions{})
 	id := startTask(t, s, "steps")
 	if keys := inputKeys(awaitStatus(t, s, id, TaskInputRequired)); !cmp.Equal(keys, []string{"step1"}) {
@@ -202,7 +209,9 @@ func TestTaskInputRounds(t *testing.T) {
 	}
 }
 
-func TestTaskInputBeforeTask(t *testing.T) {
+func TestTaskInputBeforeTask(t *testing.T) { synctest.Test(t, testTaskInputBeforeTask) }
+
+func testTaskInputBeforeTask(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	r := ext(t, s, "tools/call", `{"name":"pre","arguments":{}}`)
 	if r.Error != nil || r.Result["resultType"] != "input_required" || r.Result["taskId"] != nil {
@@ -227,7 +236,9 @@ func TestTaskInputBeforeTask(t *testing.T) {
 	}
 }
 
-func TestTaskInputResumesElsewhere(t *testing.T) {
+func TestTaskInputResumesElsewhere(t *testing.T) { synctest.Test(t, testTaskInputResumesElsewhere) }
+
+func testTaskInputResumesElsewhere(t *testing.T) {
 	st := NewMemoryTaskStore(0)
 	a, _ := inputServer(t, TaskOptions{Store: st})
 	b, _ := inputServer(t, TaskOptions{Store: st})
@@ -239,7 +250,9 @@ func TestTaskInputResumesElsewhere(t *testing.T) {
 	}
 }
 
-func TestTaskInputToolGone(t *testing.T) {
+func TestTaskInputToolGone(t *testing.T) { synctest.Test(t, testTaskInputToolGone) }
+
+func testTaskInputToolGone(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	id := startTask(t, s, "confirm")
 	awaitStatus(t, s, id, TaskInputRequired)
@@ -251,7 +264,9 @@ func TestTaskInputToolGone(t *testing.T) {
 	}
 }
 
-func TestTaskInputCancel(t *testing.T) {
+func TestTaskInputCancel(t *testing.T) { synctest.Test(t, testTaskInputCancel) }
+
+func testTaskInputCancel(t *testing.T) {
 	s, _ := inputServer(t, TaskOptions{})
 	id := startTask(t, s, "confirm")
 	awaitStatus(t, s, id, TaskInputRequired)
@@ -266,7 +281,9 @@ func TestTaskInputCancel(t *testing.T) {
 	}
 }
 
-func TestTaskInputCapabilities(t *testing.T) {
+func TestTaskInputCapabilities(t *testing.T) { synctest.Test(t, testTaskInputCapabilities) }
+
+func testTaskInputCapabilities(t *testing.T) {
 	// A task whose client cannot elicit fails with -32021 when the
 	// handler asks.
 	s, _ := inputServer(t, TaskOptions{})

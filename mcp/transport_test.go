@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
@@ -70,7 +71,10 @@ func TestHTTPClientDisconnectCancelsHandler(t *testing.T) {
 	<-errc
 }
 
-func TestStdioCancelledNotification(t *testing.T) {
+// TestStdioCancelledNotification runs in a synctest bubble (pipes in process: its 5 s guard is the bubble's time).
+func TestStdioCancelledNotification(t *testing.T) { synctest.Test(t, testStdioCancelledNotification) }
+
+func testStdioCancelledNotification(t *testing.T) {
 	s, cancelled, started := blockingServer(t)
 	pr, pw := io.Pipe()
 	outR, outW := io.Pipe()
@@ -105,7 +109,10 @@ func TestStdioCancelledNotification(t *testing.T) {
 	}
 }
 
-func TestStdioConcurrentRequests(t *testing.T) {
+// TestStdioConcurrentRequests runs in a synctest bubble (in process: if fewer than 8 ran at once, the 10 s the handlers wait pass on the bubble's clock at once).
+func TestStdioConcurrentRequests(t *testing.T) { synctest.Test(t, testStdioConcurrentRequests) }
+
+func testStdioConcurrentRequests(t *testing.T) {
 	s := mcp.NewServer(nil)
 	var inflight, peak atomic.Int32
 	release := make(chan struct{})

@@ -9,14 +9,17 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -97,25 +100,15 @@ type answer struct {
 // call calls a tool with token ("" for none) over Streamable HTTP.
 func call(t *testing.T, url, tool, token string) answer {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", tool)
+	h := http.Header{}
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		h.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp := mcpwire.Post(t, context.Background(), url, mcpwire.Request{Method: "tools/call", Params: `{"name":` + strconv.Quote(tool) + `}`, Header: h})
 	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 		t.Errorf("Content-Type %q, want application/json", ct)
 	}
-	return answer{resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)}
+	return answer{resp.Status, resp.Header.Get("WWW-Authenticate"), string(resp.Raw)}
 }
 
 // TestJWTEndToEnd runs a protected MCP server against a local issuer and
@@ -286,26 +279,46 @@ func TestJWKSRotation(t *testing.T) {
 
 // TestJWKSBackgroundRefresh checks that a key set older than
 // RefreshInterval is refetched while verification goes on with the old
-// one.
+// one. It runs in a synctest bubble (the key set comes through an
+// in-memory transport), so that "older than" and "while" are the bubble's
+// clock, not the machine's.
 func TestJWKSBackgroundRefresh(t *testing.T) {
-	is := newTestIssuer(t)
-	v := newVerifier(t, is, func(o *JWTOptions) { o.RefreshInterval = time.Nanosecond; o.MinRefreshInterval = time.Nanosecond })
-	ctx := context.Background()
-	for range 2 {
-		if _, err := v.VerifyToken(ctx, is.rs256(is.claims(resource))); err != nil {
+	is := newTestIssuer(t) // outside the bubble: its server does network I/O
+	synctest.Test(t, func(t *testing.T) {
+		tr := &slowJWKS{is: is, delay: 10 * time.Second}
+		v := newVerifier(t, is, func(o *JWTOptions) {
+			o.HTTPClient = &http.Client{Transport: tr}
+			o.RefreshInterval, o.MinRefreshInterval = time.Minute, time.Minute
+		})
+		ctx := context.Background()
+		token := is.rs256(is.claims(resource))
+		if _, err := v.VerifyToken(ctx, token); err != nil { // the first fetch
 			t.Fatal(err)
 		}
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for is.fetches.Load() < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := is.fetches.Load(); n < 2 {
-		t.Errorf("%d fetches, want a background refresh", n)
-	}
-	for v.keys.background.Load() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // let it finish before the issuer closes
-	}
+		time.Sleep(2 * time.Minute) // the key set is older than RefreshInterval now
+		start := time.Now()
+		if _, err := v.VerifyToken(ctx, token); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("verification waited %v for the refresh, want it to go on with the old key set", d)
+		}
+		synctest.Wait() // the refresh is under way, held by the transport
+		if n := tr.fetches.Load(); n != 2 {
+			t.Fatalf("%d fetches, want a background refresh", n)
+		}
+		if !v.keys.background.Load() {
+			t.Error("no refresh in flight while the transport holds it")
+		}
+		time.Sleep(tr.delay)
+		synctest.Wait()
+		if v.keys.background.Load() {
+			t.Error("the background refresh did not end once its fetch was answered")
+		}
+		if n := tr.fetches.Load(); n != 2 {
+			t.Errorf("%d fetches, want 2", n)
+		}
+	})
 }
 
 // TestJWKSUnavailable checks that a token that cannot be checked because

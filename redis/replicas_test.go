@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,8 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // replica is one `mcpkit serve` process.
@@ -179,22 +182,22 @@ func startNginx(t *testing.T, upstreams []string) string {
 		}
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// nginx (a child process) owns the time it takes to listen, and says
+	// nothing when it does: poll it, with a deadline.
+	waitFor(t, 10*time.Second, fmt.Sprintf("nginx to come up on port %d", port), func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("nginx exited: %s", out.String())
 		default:
 		}
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			return url // any answer (405 from a replica) means nginx is up
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nginx did not come up on port %d: %s", port, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		resp.Body.Close()
+		return true // any answer (405 from a replica) means nginx is up
+	})
+	return url
 }
 
 // client talks to the replicas through nginx.
@@ -229,25 +232,12 @@ const elicitMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 
 // newRequest builds a POST of a 2026-07-28 request; params is the params
 // object's members besides _meta (may be empty), and may start with its own
-// _meta member.
+// _meta member (taskMeta, elicitMeta), which is then sent as it is.
 func (c *client) newRequest(ctx context.Context, id, method, name, params string) *http.Request {
-	m := meta
-	if strings.HasPrefix(params, `"_meta":`) {
-		m, params, _ = strings.Cut(params, "}},")
-		m += "}}"
-	}
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":{` + m
-	if params != "" {
-		body += "," + params
-	}
-	body += "}}"
-	req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
+	r := mcpwire.Request{ID: id, Method: method, Name: name, Params: "{" + params + "}", NoMeta: strings.HasPrefix(params, `"_meta":`)}
+	req, err := r.NewRequest(ctx, c.url)
+	if err != nil {
+		panic(err) // c.url is the test's own nginx URL
 	}
 	return req
 }
@@ -261,18 +251,13 @@ func (c *client) call(ctx context.Context, method, name, params string) (*respon
 	}
 	defer resp.Body.Close()
 	r := &response{upstream: resp.Header.Get("X-Upstream"), status: resp.StatusCode}
-	body, err := io.ReadAll(resp.Body)
+	got, err := mcpwire.Read(resp)
 	if err != nil {
 		return r, err
 	}
-	if resp.Header.Get("Content-Type") == "text/event-stream" {
-		last := body
-		for line := range bytes.Lines(body) {
-			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
-				last = d
-			}
-		}
-		body = last
+	body := got.Last()
+	if body == nil {
+		body = got.Raw // not JSON-RPC (an nginx error page, say): shown below
 	}
 	if err := json.Unmarshal(body, &r.msg); err != nil {
 		return r, fmt.Errorf("HTTP %d from %s: %q", resp.StatusCode, r.upstream, body)
@@ -461,32 +446,22 @@ func TestReplicasBehindNginx(t *testing.T) {
 		sid := ""
 		post := func(body string) (status int, upstream string, frames []map[string]any) {
 			t.Helper()
-			req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			if sid != "" {
-				req.Header.Set("Mcp-Session-Id", sid)
-				req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			req, err := mcpwire.Request{Legacy: true, Session: sid, Body: []byte(body)}.NewRequest(ctx, c.url)
+			if err != nil {
+				t.Fatal(err)
 			}
 			resp, err := c.http.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer resp.Body.Close()
 			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 				sid = id
 			}
-			b, _ := io.ReadAll(resp.Body)
-			lines := [][]byte{b}
-			if resp.Header.Get("Content-Type") == "text/event-stream" {
-				lines = nil
-				for line := range bytes.Lines(b) {
-					if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: ")); ok {
-						lines = append(lines, d)
-					}
-				}
+			got, err := mcpwire.Read(resp)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, l := range lines {
+			for _, l := range got.Messages {
 				var f map[string]any
 				if json.Unmarshal(l, &f) == nil {
 					frames = append(frames, f)
@@ -518,9 +493,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		}
 		t.Logf("session %s opened on %s, served by %d replicas", sid, first, len(served))
 		// DELETE through one replica ends the session on all of them.
-		req, _ := http.NewRequestWithContext(ctx, "DELETE", c.url, nil)
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		req, _ := mcpwire.Request{Legacy: true, Session: sid, HTTPMethod: http.MethodDelete}.NewRequest(ctx, c.url)
 		resp, err := c.http.Do(req)
 		if err != nil || resp.StatusCode != http.StatusNoContent {
 			t.Fatalf("DELETE: %v %v", err, resp)
@@ -548,23 +521,20 @@ func TestReplicasBehindNginx(t *testing.T) {
 		await := func(id string, want ...string) (map[string]any, map[string]bool) {
 			t.Helper()
 			seen := map[string]bool{}
-			deadline := time.Now().Add(15 * time.Second)
-			for {
+			var task map[string]any
+			// The task runs in another process: tasks/get is how a client
+			// learns its status, polled with a deadline.
+			waitFor(t, 15*time.Second, fmt.Sprintf("task %s to be one of %v", id, want), func() bool {
 				r, err := c.call(ctx, "tasks/get", id, taskMeta+`,"taskId":"`+id+`"`)
 				if err != nil || r.msg.Result == nil {
 					t.Fatalf("tasks/get: %v %+v", err, r)
 				}
 				seen[r.upstream] = true
-				for _, w := range want {
-					if r.msg.Result["status"] == w {
-						return r.msg.Result, seen
-					}
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("task %s is %v after 15s, want %v", id, r.msg.Result["status"], want)
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
+				task = r.msg.Result
+				st, _ := task["status"].(string)
+				return slices.Contains(want, st)
+			})
+			return task, seen
 		}
 		text := func(task map[string]any) string {
 			res, _ := task["result"].(map[string]any)
@@ -643,6 +613,10 @@ func TestReplicasBehindNginx(t *testing.T) {
 		const workers = 4
 		var total, retried, lost atomic.Int64
 		var firstErr atomic.Value
+		// The victim is killed once the load is under way: after the
+		// workers' first 40 requests (Add returns each count once).
+		const beforeKill = 40
+		underWay := make(chan struct{})
 		stop := time.Now().Add(3 * time.Second)
 		var wg sync.WaitGroup
 		for w := range workers {
@@ -652,11 +626,15 @@ func TestReplicasBehindNginx(t *testing.T) {
 					if i%2 == 1 {
 						method, name, params = "tools/call", "echo", fmt.Sprintf(`"name":"echo","arguments":{"text":"w%d-%d"}`, w, i)
 					}
-					total.Add(1)
+					if total.Add(1) == beforeKill {
+						close(underWay)
+					}
 					ok := false
 					for attempt := 0; attempt < 5 && !ok; attempt++ {
 						if attempt > 0 {
 							retried.Add(1)
+							// A client's back-off before it retries on
+							// another replica: real time, as nginx's is.
 							time.Sleep(50 * time.Millisecond)
 						}
 						rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -681,7 +659,11 @@ func TestReplicasBehindNginx(t *testing.T) {
 				}
 			})
 		}
-		time.Sleep(time.Second)
+		select {
+		case <-underWay:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d requests in 10s: the load did not run", total.Load())
+		}
 		victim := replicas[1]
 		victim.cmd.Process.Kill()
 		<-victim.done

@@ -25,6 +25,11 @@ type httpConn struct {
 	body []byte
 	// session is the Mcp-Session-Id of the last response that had one.
 	session string
+	// retryAfter reports whether the last response had Retry-After.
+	retryAfter bool
+	// deadline, when set, bounds every read and write (the open-loop
+	// driver's per-request timeout).
+	deadline time.Time
 }
 
 // newHTTPConn prepares a connection that posts method requests to rawURL.
@@ -82,6 +87,9 @@ func (c *httpConn) do(body []byte) (int, []byte, error) {
 				return 0, nil, err
 			}
 		}
+		if !c.deadline.IsZero() {
+			c.conn.SetDeadline(c.deadline)
+		}
 		status, msg, closeAfter, err := c.roundTrip(body)
 		if err != nil {
 			c.close()
@@ -122,6 +130,7 @@ func (c *httpConn) roundTrip(body []byte) (status int, msg []byte, closeAfter bo
 		return 0, nil, false, fmt.Errorf("malformed status line %q", line)
 	}
 	length, chunked, sse := -1, false, false
+	c.retryAfter = false
 	for {
 		line, err := c.br.ReadSlice('\n')
 		if err != nil {
@@ -148,6 +157,8 @@ func (c *httpConn) roundTrip(body []byte) (status int, msg []byte, closeAfter bo
 			sse = bytes.HasPrefix(value, []byte("text/event-stream"))
 		case bytes.EqualFold(name, []byte("Mcp-Session-Id")):
 			c.session = string(value)
+		case bytes.EqualFold(name, []byte("Retry-After")):
+			c.retryAfter = len(value) > 0
 		case bytes.EqualFold(name, []byte("Connection")):
 			closeAfter = bytes.EqualFold(value, []byte("close"))
 		}

@@ -31,6 +31,27 @@ const (
 // in their stateful mode.
 const LegacyCall = "legacy tools/call"
 
+// The overload cases: tools/call of the tools burn (about 1 ms of CPU) and
+// sleep (50 ms), with the same arguments and answers as Call's echo.
+const (
+	CallBurn  = "tools/call burn"
+	CallSleep = "tools/call sleep"
+)
+
+// callTool returns the tool a tools/call case calls, and whether method is
+// one of them.
+func callTool(method string) (string, bool) {
+	switch method {
+	case Call, LegacyCall:
+		return servers.ToolName, true
+	case CallBurn:
+		return servers.BurnTool, true
+	case CallSleep:
+		return servers.SleepTool, true
+	}
+	return "", false
+}
+
 // LegacyVersion is the revision the legacy case initializes with.
 const LegacyVersion = "2025-11-25"
 
@@ -59,8 +80,9 @@ func bodyParts(method string) (prefix, suffix string) {
 	switch method {
 	case Discover:
 		suffix = `,"method":"server/discover","params":{` + requestMeta + `}}`
-	case Call:
-		suffix = `,"method":"tools/call","params":{"name":"` + servers.ToolName + `","arguments":{"text":"` + CallText + `"},` + requestMeta + `}}`
+	case Call, CallBurn, CallSleep:
+		tool, _ := callTool(method)
+		suffix = `,"method":"tools/call","params":{"name":"` + tool + `","arguments":{"text":"` + CallText + `"},` + requestMeta + `}}`
 	case LegacyCall:
 		suffix = `,"method":"tools/call","params":{"name":"` + servers.ToolName + `","arguments":{"text":"` + CallText + `"}}}`
 	default:
@@ -89,14 +111,19 @@ func Headers(method string) [][2]string {
 			{"Mcp-Protocol-Version", LegacyVersion},
 		}
 	}
+	tool, isCall := callTool(method)
+	wire := method
+	if isCall {
+		wire = Call
+	}
 	h := [][2]string{
 		{"Content-Type", "application/json"},
 		{"Accept", "application/json, text/event-stream"},
 		{"Mcp-Protocol-Version", ProtocolVersion},
-		{"Mcp-Method", method},
+		{"Mcp-Method", wire},
 	}
-	if method == Call {
-		h = append(h, [2]string{"Mcp-Name", servers.ToolName})
+	if isCall {
+		h = append(h, [2]string{"Mcp-Name", tool})
 	}
 	return h
 }
@@ -181,7 +208,7 @@ func CheckDeep(impl, transport, method string, resp []byte, id int64) error {
 		if r["cacheScope"] != servers.CacheScope {
 			return fmt.Errorf("cacheScope is %v, want %q", r["cacheScope"], servers.CacheScope)
 		}
-	case Call, LegacyCall:
+	case Call, LegacyCall, CallBurn, CallSleep:
 		if ie, ok := r["isError"]; ok && ie != false {
 			return fmt.Errorf("isError is %v: %.300q", ie, resp)
 		}

@@ -29,6 +29,18 @@ func newGoSDK() *mcp.Server {
 		func(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: BurnTool, Description: BurnDesc},
+		func(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
+			Burn(BurnIters)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: SleepTool, Description: SleepDesc},
+		func(ctx context.Context, req *mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, any, error) {
+			if !sleepCtx(ctx.Done()) {
+				return nil, nil, ctx.Err()
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+		})
 	if Touch {
 		var present atomic.Bool
 		mcp.AddTool(s, &mcp.Tool{Name: TouchTool, Description: TouchDesc},

@@ -27,8 +27,14 @@ func Main(args []string) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write an allocation profile to this file at exit")
 	fs.BoolVar(&Touch, "touch", false, "also register the touch tool (the fan-out case)")
+	fs.IntVar(&BurnIters, "burn-iters", BurnIters, "rounds of the burn tool's loop per call (bench/overload.sh calibrates it to about 1 ms)")
+	fs.IntVar(&MaxInFlight, "max-inflight", 0, "mcpkit: Quotas.MaxInFlightRequests (0: its default, -1: no limit); the peers have none")
 	fs.BoolVar(&Stateful, "stateful", false, "peers: stateful Streamable HTTP with sessions (the legacy HTTP case)")
+	fs.StringVar(&RedisURL, "redis", "", "mcpkit: share change notifications with the other replicas through the Redis at this redis:// `URL`")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := setupRedis(*impl); err != nil {
 		return err
 	}
 	return run(*impl, *transport, *addr, *cpuprofile, *memprofile)

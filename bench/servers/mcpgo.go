@@ -34,6 +34,22 @@ func newMcpGo() *server.MCPServer {
 	s.AddTool(tool, mcp.NewTypedToolHandler(func(ctx context.Context, req mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(in.Text), nil
 	}))
+	s.AddTool(mcp.NewTool(BurnTool,
+		mcp.WithDescription(BurnDesc),
+		mcp.WithString("text", mcp.Required(), mcp.Description("the text to echo back")),
+	), mcp.NewTypedToolHandler(func(ctx context.Context, req mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, error) {
+		Burn(BurnIters)
+		return mcp.NewToolResultText(in.Text), nil
+	}))
+	s.AddTool(mcp.NewTool(SleepTool,
+		mcp.WithDescription(SleepDesc),
+		mcp.WithString("text", mcp.Required(), mcp.Description("the text to echo back")),
+	), mcp.NewTypedToolHandler(func(ctx context.Context, req mcp.CallToolRequest, in EchoIn) (*mcp.CallToolResult, error) {
+		if !sleepCtx(ctx.Done()) {
+			return nil, ctx.Err()
+		}
+		return mcp.NewToolResultText(in.Text), nil
+	}))
 	if Touch {
 		var present atomic.Bool
 		s.AddTool(mcp.NewTool(TouchTool, mcp.WithDescription(TouchDesc)),

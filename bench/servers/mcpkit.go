@@ -5,7 +5,6 @@ package servers
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net/http"
 	"sync/atomic"
 
@@ -27,14 +26,27 @@ func newMcpkit() *mcp.Server {
 		Version:      Version,
 		Instructions: Instructions,
 		Cache:        mcp.CacheOptions{TTL: CacheTTL, Scope: mcp.CachePublic},
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:       mcpkitLogger(),
 		// Every benchmark client is 127.0.0.1: the listener curve opens up
 		// to 19,000 streams from it (bench/scale.sh).
 		Listen: mcp.ListenOptions{MaxSubscriptions: mcp.Off},
-		Quotas: mcp.QuotaOptions{MaxSubscriptionsPerClient: mcp.Off},
+		Quotas: mcp.QuotaOptions{MaxSubscriptionsPerClient: mcp.Off, MaxInFlightRequests: MaxInFlight},
+		Bus:    mcpkitBus(), // -redis: a replica (redis.go)
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: ToolName, Description: ToolDesc},
 		func(ctx context.Context, req *mcp.ToolRequest, in EchoIn) (string, error) {
+			return in.Text, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: BurnTool, Description: BurnDesc},
+		func(ctx context.Context, req *mcp.ToolRequest, in EchoIn) (string, error) {
+			Burn(BurnIters)
+			return in.Text, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: SleepTool, Description: SleepDesc},
+		func(ctx context.Context, req *mcp.ToolRequest, in EchoIn) (string, error) {
+			if !sleepCtx(ctx.Done()) {
+				return "", ctx.Err()
+			}
 			return in.Text, nil
 		})
 	if Touch {

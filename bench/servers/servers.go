@@ -4,9 +4,11 @@
 // writes a fixed body and a bufio line echo on stdio).
 //
 // Every implementation serves the same thing: server name, version and
-// instructions; server/discover with cache hints of one hour, public; and one
-// tool, echo, whose {"text": string} input is validated against its schema
-// and whose result is the text as one text content item.
+// instructions; server/discover with cache hints of one hour, public; and the
+// tool echo, whose {"text": string} input is validated against its schema
+// and whose result is the text as one text content item. The tools burn
+// (about 1 ms of CPU) and sleep (50 ms) take and return the same, for the
+// overload runs (work.go).
 package servers
 
 import (
@@ -44,6 +46,11 @@ const (
 	TransientTool = "transient"
 	TransientDesc = "A tool that touch adds and removes."
 )
+
+// MaxInFlight, when set before a handler is built, is mcpkit's
+// Quotas.MaxInFlightRequests (0: its default; mcp.Off: no limit). The peers
+// have no such limit and ignore it.
+var MaxInFlight int
 
 // Touch, when set before a handler is built, registers the touch tool.
 var Touch bool

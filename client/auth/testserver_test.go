@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // testAS is an authorization server and a protected MCP resource server,
@@ -251,9 +253,10 @@ func (h *headless) Authorize(ctx context.Context, authURL string) (url.Values, e
 // post sends one JSON-RPC request through the client.
 func post(t *testing.T, c *http.Client, u, method string) (*http.Response, error) {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q}`, method)
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	req, err := mcpwire.Request{Method: method}.NewRequest(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp, err := c.Do(req)
 	if err == nil {
 		resp.Body.Close()

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // TestServeLogRequests serves two calls on stdio with --log-requests and
@@ -85,14 +87,7 @@ func TestServeHealthEndpoints(t *testing.T) {
 			t.Errorf("GET %s: %d %q, want 200 %q", path, resp.StatusCode, b, want)
 		}
 	}
-	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "server/discover")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcpwire.Send(t, context.Background(), base+"/mcp", mcpwire.Request{Method: "server/discover"})
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if l := <-logLines; !strings.Contains(l, "method=server/discover") || !strings.Contains(l, "transport=http") || !strings.Contains(l, "status=200") {

@@ -92,6 +92,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
 	modernOnly := fs.Bool("modern-only", false, "serve revision 2026-07-28 only: no initialize, no legacy sessions")
 	maxSubs := fs.Int("max-subscriptions", 0, "cap on the subscriptions/listen streams open at once; past it a listen request gets 503\n(0: the lower of a limit derived from the process's open-file limit and one derived from its memory, logged at start; -1: no cap)")
+	maxInFlight := fs.Int("max-inflight", 0, "cap on the HTTP requests being handled at once; past it a request gets 503 with Retry-After before its body is read\n(0: the library default, 1024; -1: no cap); size it as the calls/s to sustain times the latency to allow")
 	var auth authFlags
 	auth.register(fs)
 	var skillsOpts skillsFlags
@@ -123,6 +124,16 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 	default:
 		fmt.Fprintf(stderr, "mcpkit serve: --max-subscriptions %d: want a positive cap, 0 (derived) or -1 (no cap)\n", *maxSubs)
+		return 2
+	}
+	switch {
+	case *maxInFlight > 0 || *maxInFlight == mcp.Off:
+		opts.Quotas.MaxInFlightRequests = *maxInFlight
+		if !*stdio {
+			log.Info("in-flight requests capped by --max-inflight", "max_inflight", *maxInFlight)
+		}
+	case *maxInFlight < 0:
+		fmt.Fprintf(stderr, "mcpkit serve: --max-inflight %d: want a positive cap, 0 (the default) or -1 (no cap)\n", *maxInFlight)
 		return 2
 	}
 	newDemo := demo.NewPlain

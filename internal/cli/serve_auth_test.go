@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // lockedBuffer collects the server's log output while the test reads it.
@@ -109,26 +111,17 @@ func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 	}
 }
 
+// post sends method with params (members with a trailing comma, without
+// _meta) and token ("" for none); name, when set, is the Mcp-Name header.
 func post(t *testing.T, url, method, name, params, token string) (int, http.Header, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
+	h := http.Header{}
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		h.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
+	r := mcpwire.Request{Method: method, Name: name, Params: "{" + strings.TrimSuffix(params, ",") + "}", Header: h}
+	resp := mcpwire.Post(t, context.Background(), url, r)
+	return resp.Status, resp.Header, string(resp.Raw)
 }
 
 // TestServeAuth runs `mcpkit serve` behind a local issuer, with the audience

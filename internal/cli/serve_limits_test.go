@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 func TestDeriveSubscriptionLimit(t *testing.T) {
@@ -84,20 +86,9 @@ func startServeCap(t *testing.T, args ...string) (string, []string) {
 	return "", nil
 }
 
-const capListenReq = `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-
 func openListen(t *testing.T, url string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(capListenReq))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return mcpwire.Send(t, context.Background(), url, mcpwire.Request{ID: "7", Method: "subscriptions/listen", Params: `{"notifications":{"toolsListChanged":true}}`})
 }
 
 // TestServeMaxSubscriptions checks that --max-subscriptions caps the

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 const discoverReq = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -49,14 +50,7 @@ func TestServeHTTPAndGracefulShutdown(t *testing.T) {
 		t.Fatal("serve did not log the URL it listens on")
 	}
 	go io.Copy(io.Discard, stderr)
-	req, _ := http.NewRequest("POST", url, strings.NewReader(discoverReq))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "server/discover")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcpwire.Send(t, context.Background(), url, mcpwire.Request{Method: "server/discover"})
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"supportedVersions":["2026-07-28"`)) {
@@ -137,15 +131,7 @@ func TestServeListenGracefulOnSIGTERM(t *testing.T) {
 			}
 		}
 		go io.Copy(io.Discard, stderr)
-		req, _ := http.NewRequest("POST", url, strings.NewReader(listenReq))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "subscriptions/listen")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := mcpwire.Send(t, context.Background(), url, mcpwire.Request{ID: "9", Method: "subscriptions/listen", Params: `{"notifications":{"toolsListChanged":true}}`})
 		defer resp.Body.Close()
 		events := bufio.NewScanner(resp.Body)
 		next := func() string {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // client posts requests to the demo server over in-process HTTP, as the
@@ -42,34 +42,17 @@ func (c *client) call(method string, params map[string]any) response {
 	if params == nil {
 		params = map[string]any{}
 	}
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    mcp.LatestVersion,
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"sampling": map[string]any{}},
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Mcp-Protocol-Version", mcp.LatestVersion)
-	req.Header.Set("Mcp-Method", method)
-	switch method {
-	case "tools/call", "prompts/get":
-		req.Header.Set("Mcp-Name", params["name"].(string))
-		if args, ok := params["arguments"].(map[string]any); ok && params["name"] == "test_x_mcp_header" {
-			req.Header.Set("Mcp-Param-Region", args["region"].(string))
-		}
-	case "resources/read":
-		req.Header.Set("Mcp-Name", params["uri"].(string))
-	}
-	resp, err := http.DefaultClient.Do(req)
+	p, err := json.Marshal(params)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var r response
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		c.t.Fatalf("%s: %v", method, err)
+	r := mcpwire.Request{Method: method, Params: string(p), Caps: `{"sampling":{}}`}
+	if args, ok := params["arguments"].(map[string]any); ok && params["name"] == "test_x_mcp_header" {
+		r.Header = http.Header{"Mcp-Param-Region": {args["region"].(string)}}
 	}
-	return r
+	var out response
+	mcpwire.Post(c.t, context.Background(), c.url, r).Decode(c.t, &out)
+	return out
 }
 
 func (c *client) result(method string, params map[string]any) map[string]any {

@@ -3,13 +3,14 @@ package demo_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -36,26 +37,19 @@ func callTool(t *testing.T, s *mcp.Server, name, caps, extra string) reply {
 	return post(t, s, "tools/call", name, caps, extra)
 }
 
-// post posts a request of method for the tool or prompt name.
+// post posts a request of method for the tool or prompt name, with the
+// client capabilities caps and extra params members (each after a comma).
 func post(t *testing.T, s *mcp.Server, method, name, caps, extra string) reply {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":{"name":%q%s,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s}}}`, method, name, extra, caps)
-	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	r.Header.Set("Mcp-Method", method)
-	r.Header.Set("Mcp-Name", name)
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, r)
+	w := mcpwire.Serve(t, s, mcpwire.Request{Method: method, Name: name, Params: `{"name":` + strconv.Quote(name) + extra + `}`, Caps: caps})
 	var resp struct {
 		Result map[string]any
 		Error  map[string]any
 	}
-	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
-		t.Fatalf("%s: response is not one JSON object: %s", name, w.Body.String())
+	if err := json.Unmarshal(w.Raw, &resp); err != nil {
+		t.Fatalf("%s: response is not one JSON object: %s", name, w.Raw)
 	}
-	return reply{status: w.Code, body: w.Body.String(), result: resp.Result, err: resp.Error}
+	return reply{status: w.Status, body: string(w.Raw), result: resp.Result, err: resp.Error}
 }
 
 func (r reply) resultType() string { s, _ := r.result["resultType"].(string); return s }

@@ -2,15 +2,15 @@ package demo
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // Each trigger fixture changes what the server lists and tells a listen
@@ -20,17 +20,8 @@ func TestTriggers(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c := &client{t: t, url: srv.URL}
 
-	body := `{"jsonrpc":"2.0","id":42,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},` +
-		`"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourceSubscriptions":["` + WatchedResource + `"]}}}`
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", mcp.LatestVersion)
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcpwire.Send(t, context.Background(), srv.URL, mcpwire.Request{ID: "42", Method: "subscriptions/listen",
+		Params: `{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourceSubscriptions":["` + WatchedResource + `"]}}`})
 	t.Cleanup(func() { resp.Body.Close() })
 	methods := make(chan string, 10)
 	go func() {

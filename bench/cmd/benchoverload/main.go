@@ -1,0 +1,369 @@
+// Command benchoverload measures overload (issue 20, goal 2): how each
+// implementation behaves when the offered load is past what it can serve.
+// bench/overload.sh runs it.
+//
+// For each tool (burn: about 1 ms of CPU per call, calibrated once here and
+// given to every server; sleep: 50 ms without CPU) it first measures each
+// implementation's capacity in a closed loop (-cap-conns connections, the
+// answers per second), then sends open-loop load at multiples (-multiples,
+// default 1, 2 and 4) of mcpkit's capacity: the same absolute rates for
+// every implementation, Poisson arrivals, each run on a fresh server
+// process, the implementations taking turns at each rate. Every answer is
+// checked. It reports per run the offered rate, the goodput (correct
+// answers per second), the 503s with Retry-After (shed), other errors,
+// timeouts, the requests the client could not send on time, the p50/p99/max
+// latency of the answered requests from their scheduled send time, the
+// server's CPU and peak RSS, and the load average: Markdown for
+// BENCHMARKS.md, with a text curve per tool.
+//
+// Every server is a benchserver process on 127.0.0.1 that this command
+// starts and stops; every run is bounded (its schedule, a per-request
+// timeout), so the whole command stops by itself: about 5 minutes with the
+// defaults.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bench/load"
+	"github.com/mcpkit/mcpkit/bench/servers"
+)
+
+type config struct {
+	impls       []string
+	tools       []string
+	multiples   []float64
+	duration    time.Duration
+	warmup      time.Duration
+	capDuration time.Duration
+	timeout     time.Duration
+	maxConns    int
+	burnConns   int
+	sleepLimit  int
+	poisson     bool
+	burnIters   int
+	bins        map[string]string
+}
+
+// variant is one server configuration under test: an implementation and
+// the benchserver flags that configure it.
+type variant struct {
+	name, impl string
+	flags      []string
+}
+
+func main() {
+	impls := flag.String("impls", "mcpkit,gosdk,mcpgo", "comma-separated implementations (mcpkit first)")
+	tools := flag.String("tools", "burn,sleep", "comma-separated tools: burn (about 1 ms of CPU), sleep (50 ms)")
+	multiples := flag.String("multiples", "1,2,4", "offered load as multiples of mcpkit's measured capacity")
+	duration := flag.Duration("duration", 10*time.Second, "measured part of each open-loop run")
+	warmup := flag.Duration("warmup", time.Second, "open-loop warm-up at the same rate, not counted")
+	capDuration := flag.Duration("cap-duration", 3*time.Second, "closed-loop capacity measurement per implementation and tool")
+	timeout := flag.Duration("timeout", 5*time.Second, "per-request timeout, from the scheduled send time")
+	maxConns := flag.Int("max-conns", 4096, "cap on the client's keep-alive connections per run")
+	burnConns := flag.Int("burn-conns", 16, "closed-loop connections of the burn tool's capacity run")
+	sleepLimit := flag.Int("sleep-inflight", 128, "mcpkit's in-flight limit (Quotas.MaxInFlightRequests) in the sleep runs, and the closed-loop connections of their capacity run: capacity is about this / 50 ms")
+	arrivals := flag.String("arrivals", "poisson", "arrival schedule: poisson or constant")
+	burnIters := flag.Int("burn-iters", 0, "rounds of the burn loop per call (0: calibrate to 1 ms of CPU here)")
+	out := flag.String("out", "-", "write the Markdown report to `FILE` (-: stdout)")
+	flag.Parse()
+
+	cfg := config{
+		duration: *duration, warmup: *warmup, capDuration: *capDuration, timeout: *timeout,
+		maxConns: *maxConns, burnConns: *burnConns, sleepLimit: *sleepLimit,
+		poisson: *arrivals == "poisson", burnIters: *burnIters, bins: map[string]string{},
+	}
+	if *arrivals != "poisson" && *arrivals != "constant" {
+		fatal(fmt.Errorf("-arrivals %q: want poisson or constant", *arrivals))
+	}
+	cfg.impls = splitList(*impls)
+	cfg.tools = splitList(*tools)
+	for _, f := range splitList(*multiples) {
+		m, err := strconv.ParseFloat(f, 64)
+		if err != nil || m <= 0 {
+			fatal(fmt.Errorf("-multiples: %q is not a positive number", f))
+		}
+		cfg.multiples = append(cfg.multiples, m)
+	}
+	if len(cfg.impls) == 0 || implOf(cfg.impls[0]) != servers.Mcpkit {
+		fatal(fmt.Errorf("-impls must start with mcpkit: the rates are multiples of its capacity"))
+	}
+	for _, t := range cfg.tools {
+		if t != servers.BurnTool && t != servers.SleepTool {
+			fatal(fmt.Errorf("-tools: unknown tool %q", t))
+		}
+	}
+	if cfg.burnIters <= 0 {
+		cfg.burnIters = servers.CalibrateBurn(time.Millisecond)
+	}
+
+	tmp, err := os.MkdirTemp("", "benchoverload")
+	if err != nil {
+		fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, v := range cfg.impls {
+		impl := implOf(v)
+		if _, ok := cfg.bins[impl]; ok {
+			continue
+		}
+		bin := filepath.Join(tmp, "benchserver-"+impl)
+		build := exec.Command("go", "build", "-tags", "only_"+impl, "-o", bin, "./cmd/benchserver")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fatal(fmt.Errorf("building benchserver for %s: %w", impl, err))
+		}
+		cfg.bins[impl] = bin
+	}
+
+	var w io.Writer = os.Stdout
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fatal(err)
+		}
+		defer f.Close()
+		w = io.MultiWriter(f, os.Stderr)
+	}
+	cmdline := "bench/overload.sh"
+	if len(os.Args) > 1 {
+		cmdline += " " + strings.Join(os.Args[1:], " ")
+	}
+	fmt.Fprintf(w, "Run %s on %s/%s, %d CPUs, %s; load average at start: %s. Command: `%s`.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg(), cmdline)
+	fmt.Fprintf(w, "burn: %d rounds of the loop per call (calibrated to 1 ms of CPU in the driver's process). Arrivals: %s; each open-loop run %v after a %v warm-up, on a fresh server process; per-request timeout %v; at most %d client connections.\n\n",
+		cfg.burnIters, *arrivals, cfg.duration, cfg.warmup, cfg.timeout, cfg.maxConns)
+	for _, tool := range cfg.tools {
+		runTool(w, cfg, tool)
+	}
+	fmt.Fprintf(w, "Load average at the end: %s.\n", loadavg())
+}
+
+// implOf returns the implementation of a variant name.
+func implOf(v string) string { return v }
+
+func (cfg config) variant(name, tool string) variant {
+	v := variant{name: name, impl: implOf(name), flags: []string{"-burn-iters", strconv.Itoa(cfg.burnIters)}}
+	if tool == servers.SleepTool && v.impl == servers.Mcpkit {
+		v.flags = append(v.flags, "-max-inflight", strconv.Itoa(cfg.sleepLimit))
+	}
+	return v
+}
+
+func (cfg config) start(v variant) (*load.Proc, error) {
+	return load.Start(append([]string{cfg.bins[v.impl]}, v.flags...), v.impl, load.HTTP)
+}
+
+type run struct {
+	v        variant
+	multiple float64
+	r        load.OpenLoopResult
+	rss      int64
+	load     string
+	err      error
+}
+
+func runTool(w io.Writer, cfg config, tool string) {
+	method := load.CallBurn
+	capConns := cfg.burnConns
+	if tool == servers.SleepTool {
+		method = load.CallSleep
+		capConns = cfg.sleepLimit
+	}
+	fmt.Fprintf(w, "### `tools/call` of `%s`\n\n", tool)
+	// Capacity, closed loop.
+	capacity := map[string]float64{}
+	fmt.Fprintf(w, "Capacity (closed loop, %d connections, %v per implementation):\n\n", capConns, cfg.capDuration)
+	fmt.Fprintln(w, "| impl | answers/s | server CPU per call | load average |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | --- |")
+	for _, name := range cfg.impls {
+		v := cfg.variant(name, tool)
+		p, err := cfg.start(v)
+		if err != nil {
+			fmt.Fprintf(w, "| %s | failed: %v | | %s |\n", name, err, loadavg())
+			continue
+		}
+		r := load.RunHTTP(p.URL, v.impl, method, capConns, load.Options{Warmup: 500 * time.Millisecond, Duration: cfg.capDuration, CPU: p.CPU})
+		p.Stop()
+		if r.Err != nil {
+			fmt.Fprintf(w, "| %s | failed: %v | | %s |\n", name, r.Err, loadavg())
+			continue
+		}
+		capacity[name] = r.RPS()
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, num(r.RPS()), us(r.CPUPerRequest()), loadavg())
+	}
+	base := capacity[cfg.impls[0]]
+	if base <= 0 {
+		fmt.Fprintf(w, "\n%s's capacity is unknown: no open-loop runs.\n\n", cfg.impls[0])
+		return
+	}
+	fmt.Fprintf(w, "\nOpen loop at multiples of %s's capacity (%s/s), the same rates for every implementation:\n\n", cfg.impls[0], num(base))
+	var runs []run
+	for _, m := range cfg.multiples {
+		for _, name := range cfg.impls {
+			v := cfg.variant(name, tool)
+			rn := run{v: v, multiple: m}
+			p, err := cfg.start(v)
+			if err != nil {
+				rn.err = err
+			} else {
+				rn.r = load.RunOpenLoop(p.URL, v.impl, method, load.OpenLoop{
+					Rate: m * base, Poisson: cfg.poisson, Warmup: cfg.warmup, Duration: cfg.duration,
+					Timeout: cfg.timeout, MaxConns: cfg.maxConns, CPU: p.CPU,
+				})
+				rn.rss, _ = p.PeakRSS()
+				p.Stop()
+			}
+			rn.load = loadavg()
+			fmt.Fprintf(os.Stderr, "benchoverload: %s %s %gx: %s\n", tool, name, m, summary(rn))
+			runs = append(runs, rn)
+		}
+	}
+	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | server CPU (cores) | peak RSS | conns | load average |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	p99at1 := map[string]time.Duration{}
+	for _, rn := range runs {
+		if rn.multiple == 1 && rn.err == nil {
+			p99at1[rn.v.name] = rn.r.P99
+		}
+	}
+	var notes []string
+	for _, name := range cfg.impls {
+		for _, rn := range runs {
+			if rn.v.name != name {
+				continue
+			}
+			if rn.err != nil {
+				fmt.Fprintf(w, "| %s | %gx | failed: %v | | | | | | | | | | | | | | %s |\n", name, rn.multiple, rn.err, rn.load)
+				continue
+			}
+			r := rn.r
+			ratio := "-"
+			if b := p99at1[name]; b > 0 && r.P99 > 0 {
+				ratio = fmt.Sprintf("%.1f", float64(r.P99)/float64(b))
+			}
+			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %.2f | %.0f MiB | %d | %s |\n",
+				name, rn.multiple, num(r.PerSecond(r.Scheduled)), num(r.Goodput()), num(r.PerSecond(r.Shed)), r.Errors, r.Timeouts, r.Missed,
+				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), r.CPU.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
+			if r.FirstErr != nil {
+				notes = append(notes, fmt.Sprintf("%s at %gx, first failure: %.300s", name, rn.multiple, r.FirstErr))
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	for _, n := range notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "Own capacity: %s.\n\n", ownCapacity(cfg.impls, capacity))
+	curve(w, cfg, runs)
+}
+
+func ownCapacity(impls []string, c map[string]float64) string {
+	var parts []string
+	for _, n := range impls {
+		if v, ok := c[n]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s/s", n, num(v)))
+		} else {
+			parts = append(parts, n+" unknown")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// curve draws goodput (#) against the offered rate (.) and the p99 of each
+// run as text.
+func curve(w io.Writer, cfg config, runs []run) {
+	var top float64
+	for _, rn := range runs {
+		top = max(top, rn.r.Rate)
+	}
+	if top <= 0 {
+		return
+	}
+	const width = 40
+	fmt.Fprintln(w, "```")
+	fmt.Fprintf(w, "goodput (#) of offered (.), each bar up to %s/s; p99 of the answered requests\n", num(top))
+	for _, name := range cfg.impls {
+		for _, rn := range runs {
+			if rn.v.name != name || rn.err != nil {
+				continue
+			}
+			g := int(rn.r.Goodput() / top * width)
+			o := int(rn.r.Rate / top * width)
+			bar := strings.Repeat("#", g) + strings.Repeat(".", max(0, o-g)) + strings.Repeat(" ", max(0, width-max(o, g)))
+			fmt.Fprintf(w, "%-12s %3gx |%s| %7s/s  p99 %s\n", name, rn.multiple, bar, num(rn.r.Goodput()), ms(rn.r.P99))
+		}
+	}
+	fmt.Fprintln(w, "```")
+	fmt.Fprintln(w)
+}
+
+func summary(rn run) string {
+	if rn.err != nil {
+		return "failed: " + rn.err.Error()
+	}
+	r := rn.r
+	return fmt.Sprintf("offered %s/s, goodput %s/s, shed %d, errors %d, timeouts %d, missed %d, p50 %s, p99 %s, RSS %.0f MiB, load %s",
+		num(r.PerSecond(r.Scheduled)), num(r.Goodput()), r.Shed, r.Errors, r.Timeouts, r.Missed, ms(r.P50), ms(r.P99), float64(rn.rss)/(1<<20), rn.load)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func num(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 0, 64)
+	if len(s) > 3 {
+		s = s[:len(s)-3] + "," + s[len(s)-3:]
+	}
+	return s
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	if d < 10*time.Millisecond {
+		return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) + " ms"
+	}
+	return strconv.FormatFloat(float64(d)/1e6, 'f', 0, 64) + " ms"
+}
+
+func us(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/1e3, 'f', 0, 64) + " µs"
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "benchoverload:", err)
+	os.Exit(1)
+}

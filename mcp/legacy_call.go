@@ -1,0 +1,133 @@
+package mcp
+
+// The request of a legacy Streamable HTTP session while it is served, and
+// the goroutines that run it (issue 20, bench/NOTES.md "Legacy tools/call,
+// profiled").
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpkit/mcpkit/jsonrpc"
+)
+
+// legacyCall is one request of a legacy HTTP session, from its POST to its
+// response, in one allocation: the message and its _meta as ServeHTTP
+// decoded them, the pooled buffer they point into (the call owns it from
+// ServeHTTP on, since the handler may outlive the POST), the stream that
+// carries the response, and the connection of the POST.
+type legacyCall struct {
+	ss     *session
+	msg    jsonrpc.Message
+	pre    legacyPre
+	in     Incoming
+	buf    *[]byte // the body, then the response after it
+	body   int     // the length of the body in buf
+	ctx    context.Context
+	cancel context.CancelFunc
+	st     sseStream
+	conn   sseConn
+}
+
+// run serves the call on a worker goroutine: the handler, then the
+// response on the call's stream, whichever connection carries it by then.
+func (c *legacyCall) run() {
+	ss := c.ss
+	s := ss.srv
+	out := (*c.buf)[c.body:c.body]
+	resp, status := s.handleLegacy(c.ctx, out, &c.in, &c.st, &c.pre)
+	keepGrown(c.buf, out, resp)
+	// The id may be used again once the client has the response.
+	ss.untrackRequest(c.msg.ID)
+	c.st.finish(resp, status)
+	c.cancel()
+	s.putBuf(c.buf)
+	c.buf = nil
+}
+
+// legacyWorkers runs the requests of legacy HTTP sessions. A request runs
+// on a goroutine of its own, not on ServeHTTP's, so that the POST can end
+// while the handler goes on (the client lost the connection, or the
+// handler called LegacyRequest.CloseSSEStream). A fresh goroutine per
+// request spent a fifth of a call growing its stack (bench/NOTES.md), so
+// the goroutines are kept and reused: a goroutine that finishes a request
+// waits up to workerIdle for the next, and at most maxIdleLegacyWorkers wait.
+type legacyWorkers struct {
+	jobs chan *legacyCall // unbuffered: a send succeeds only if a worker waits
+	idle atomic.Int32     // workers waiting on jobs
+}
+
+const (
+	// maxIdleLegacyWorkers bounds the goroutines kept waiting for requests
+	// (each holds a stack, which the runtime shrinks while it idles).
+	maxIdleLegacyWorkers = 128
+	// workerIdle is how long a goroutine waits for another request.
+	workerIdle = 10 * time.Second
+)
+
+// dispatch runs c on a waiting worker, or on a new one if none waits.
+func (p *legacyWorkers) dispatch(c *legacyCall) {
+	select {
+	case p.jobs <- c:
+	default:
+		go p.work(c)
+	}
+}
+
+func (p *legacyWorkers) work(c *legacyCall) {
+	var t *time.Timer
+	for {
+		c.run()
+		c = nil
+		if p.idle.Add(1) > maxIdleLegacyWorkers {
+			p.idle.Add(-1)
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(workerIdle)
+		} else {
+			t.Reset(workerIdle)
+		}
+		select {
+		case c = <-p.jobs:
+			p.idle.Add(-1)
+		case <-t.C:
+			p.idle.Add(-1)
+			return
+		}
+	}
+}
+
+// serveRequest serves a request of the session. The handler runs on a
+// worker goroutine (legacyWorkers) with a context of the session, not of
+// the HTTP request: in this era a lost connection is not a cancellation
+// (notifications/cancelled and the end of the session are). The response
+// travels on the request's stream, which outlives its connection: if the
+// connection is lost or the handler calls LegacyRequest.CloseSSEStream, the
+// client resumes with GET and Last-Event-ID. msg and mv are what ServeHTTP
+// decoded from the body, which is the first body bytes of *buf; the call
+// takes the buffer (setting *buf to nil) unless it answers at once.
+func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, mv *metaVisitor, buf **[]byte, body int, p *Principal) {
+	s := ss.srv
+	c := &legacyCall{ss: ss, msg: *msg, body: body}
+	c.pre.rm, c.pre.err = mv.rm, mv.err
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	if !ss.trackRequest(msg.ID, c.cancel) {
+		c.cancel()
+		writeHTTPError(w, msg.ID, errDuplicateID)
+		return
+	}
+	c.buf, *buf = *buf, nil
+	// The handler may outlive ServeHTTP; it only reads the request's
+	// header map, which net/http does not reuse.
+	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportHTTP, session: ss}
+	ss.addStream(&c.st)
+	c.conn.init(w, acceptsSSE(hh.accept))
+	c.st.attach(&c.conn, -1)
+	if inlineHack { c.run() } else { s.legacy.workers.dispatch(c) }
+	c.st.hold(r.Context(), &c.conn)
+}
+var inlineHack = os.Getenv("MCPKIT_INLINE") != ""

@@ -1,0 +1,121 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestLegacyDeleteCancelsRequests: DELETE of a session cancels the
+// requests of the session that are in flight, and their POSTs end.
+func TestLegacyDeleteCancelsRequests(t *testing.T) {
+	s := NewServer(nil)
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	AddTool(s, &Tool{Name: "block", Description: "Blocks until cancelled."},
+		func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return "", ctx.Err()
+		})
+	c := newLegacyHTTP(t, s)
+	posted := make(chan struct{})
+	go func() {
+		defer close(posted)
+		resp := c.post(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"block"}}`)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
+	<-started
+	del := c.do(context.Background(), http.MethodDelete, "")
+	del.Body.Close()
+	if del.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: status %d", del.StatusCode)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("DELETE did not cancel the request in flight")
+	}
+	select {
+	case <-posted:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the POST of the cancelled request did not end")
+	}
+}
+
+// legacyPost serves one POST of a 2025-11-25 client in process; sid is
+// the session's id ("" for initialize).
+func legacyPost(s *Server, sid, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+// TestLegacyWorkersIdle: the goroutines that run the requests of legacy
+// sessions are reused, at most maxIdleLegacyWorkers of them wait for the
+// next request, and they end after workerIdle without one (or
+// synctest.Test would report them as leaked).
+func TestLegacyWorkersIdle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewServer(nil)
+		release := make(chan struct{})
+		var running atomic.Int32
+		AddTool(s, &Tool{Name: "wait", Description: "Waits for the test."},
+			func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+				running.Add(1)
+				<-release
+				return "done", nil
+			})
+		init := legacyPost(s, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+		sid := init.Header().Get("Mcp-Session-Id")
+		if sid == "" {
+			t.Fatalf("initialize: status %d, %s", init.Code, init.Body)
+		}
+		const n = maxIdleLegacyWorkers + 8
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				w := legacyPost(s, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"wait"}}`)
+				if !strings.Contains(w.Body.String(), `"text":"done"`) {
+					t.Errorf("call %d: status %d, %s", i+1, w.Code, w.Body)
+				}
+			})
+		}
+		synctest.Wait()
+		if got := running.Load(); got != n {
+			t.Fatalf("%d handlers run at once, want %d", got, n)
+		}
+		close(release)
+		wg.Wait()
+		synctest.Wait()
+		workers := &s.legacy.workers
+		if got := workers.idle.Load(); got != maxIdleLegacyWorkers {
+			t.Errorf("%d workers wait after the calls, want %d", got, maxIdleLegacyWorkers)
+		}
+		// A waiting worker serves the next call.
+		if w := legacyPost(s, sid, `{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"wait"}}`); !strings.Contains(w.Body.String(), `"text":"done"`) {
+			t.Errorf("next call: status %d, %s", w.Code, w.Body)
+		}
+		time.Sleep(workerIdle)
+		synctest.Wait()
+		if got := workers.idle.Load(); got != 0 {
+			t.Errorf("%d workers wait after %v without calls, want 0", got, workerIdle)
+		}
+	})
+}
