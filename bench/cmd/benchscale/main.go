@@ -9,6 +9,11 @@
 // changes it triggers, a 30 s limit per change), so a run stops by itself.
 // The output is a Markdown table with the date, the machine and the load
 // average at the start and at the end, for BENCHMARKS.md.
+//
+// With -replicas N it measures N mcpkit replicas sharing one redis-server
+// instead (replicas.go): -per-replica listen streams on each, a change
+// made on one replica at a time, delivered to every stream of every
+// replica.
 package main
 
 import (
