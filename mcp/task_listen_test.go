@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,14 +14,13 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // startTaskListen runs a subscriptions/listen request with the given caps
 // and filter through Handle in the background.
 func startTaskListen(s *Server, caps, filter string, n Notifier) (context.CancelFunc, chan listenResult) {
-	body := []byte(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},"notifications":` + filter + `}}`)
-	msg, derr := jsonrpc.Decode(body)
+	msg, derr := mcpwire.Request{ID: "9", Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`, Caps: caps}.Message()
 	if derr != nil {
 		panic(derr.Message)
 	}
@@ -208,13 +208,7 @@ func testTaskStoreOutageLoggedOnce(t *testing.T) {
 	waitUpdates := func(n int32) {
 		t.Helper()
 		target := st.updates.Load() + n
-		deadline := time.Now().Add(10 * time.Second)
-		for st.updates.Load() < target {
-			if time.Now().After(deadline) {
-				t.Fatalf("only %d store updates", st.updates.Load())
-			}
-			time.Sleep(time.Millisecond)
-		}
+		settle(t, fmt.Sprintf("%d more store updates", n), func() bool { return st.updates.Load() >= target })
 	}
 	st.fail.Store(true)
 	waitUpdates(10)

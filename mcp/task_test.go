@@ -400,17 +400,7 @@ func testTaskProgress(t *testing.T) {
 	id := startTask(t, s, "steps")
 	awaitMessage := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			task := getTask(t, s, id)
-			if task["statusMessage"] == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("statusMessage = %v, want %q", task["statusMessage"], want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		settle(t, fmt.Sprintf("statusMessage %q", want), func() bool { return getTask(t, s, id)["statusMessage"] == want })
 	}
 	awaitMessage("1/3")
 	step <- struct{}{}
@@ -489,17 +479,11 @@ func testTaskLimit(t *testing.T) {
 	}
 	g.release <- "done"
 	awaitStatus(t, s, id, TaskCompleted)
-	// The slot is free again once the handler returned.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r := ext(t, s, "tools/call", `{"name":"required","arguments":{}}`)
-		if r.Error == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still refused after the first task ended: %+v", r.Error)
-		}
-		time.Sleep(5 * time.Millisecond)
+	// The slot is free again once the handler returned: once every
+	// goroutine of the bubble is blocked, the first task's is done.
+	synctest.Wait()
+	if r := ext(t, s, "tools/call", `{"name":"required","arguments":{}}`); r.Error != nil {
+		t.Fatalf("still refused after the first task ended: %+v", r.Error)
 	}
 }
 
@@ -602,8 +586,7 @@ func TestTaskSyncWait(t *testing.T) {
 			req.Progress(1, 2, "sync part")
 			return "ok", nil
 		})
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"p","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + extCaps + `,"progressToken":"tok"}}}`
-		msg := decodeMsg(t, []byte(body))
+		msg := decodeMsg(t, mcpwire.Request{ID: "7", Method: "tools/call", Params: `{"name":"p","arguments":{}}`, Caps: extCaps, Meta: `"progressToken":"tok"`}.Bytes())
 		var c collector
 		out, _ := s.Handle(context.Background(), nil, &Incoming{Message: &msg}, &c)
 		if !strings.Contains(string(out), `"text":"ok"`) || len(c.msgs) != 1 || !strings.Contains(string(c.msgs[0]), `"sync part"`) {
