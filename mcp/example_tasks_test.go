@@ -166,11 +166,17 @@ func tasksPost(s *mcp.Server, method, params, caps string) map[string]any {
 	return resp.Result
 }
 
-// awaitTask polls tasks/get until the task is no longer working.
+// awaitTask polls tasks/get until the task is no longer working, as a
+// client does (at the task's pollIntervalMs; faster here), and gives up
+// after 10 s, returning the task as it is, so that the example's output
+// check fails instead of hanging. It is real time on purpose: polling is
+// what the examples show, and an Example cannot run in a synctest bubble
+// (the tests of package mcp wait in bubbles instead).
 func awaitTask(s *mcp.Server, id string) map[string]any {
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		task := tasksPost(s, "tasks/get", `{"taskId":"`+id+`"}`, tasksCaps)
-		if task["status"] != "working" {
+		if task["status"] != "working" || time.Now().After(deadline) {
 			return task
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -71,7 +71,7 @@ func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifier, hh *httpHeaders, mv *metaVisitor) ([]byte, int) {
 	if in.session != nil {
 		// Legacy era (2025-11-25 and earlier): served by legacy.go.
-		return s.handleLegacy(ctx, dst, in, n, mv)
+		return s.handleLegacy(ctx, dst, in, n, nil)
 	}
 	// handle itself keeps a small frame: a listen stream idles below it,
 	// and the runtime shrinks an idle goroutine's stack only when its

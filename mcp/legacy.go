@@ -149,10 +149,19 @@ var legacyMethods = map[string]methodHandler{
 	"resources/unsubscribe": handleSubscribe,
 }
 
+// legacyPre is what a transport prepared for handleLegacy: the request's
+// _meta, read while the transport decoded it, and the memory of its
+// exchange, in the allocation of the transport's own state of the request
+// (legacyCall).
+type legacyPre struct {
+	rm  reqMeta
+	err *Error // a malformed _meta
+	tx  toolExchange
+}
+
 // handleLegacy serves one request of a legacy session: the counterpart of
-// Handle's modern path. mv, when not nil, holds the request's _meta, read
-// while the transport decoded it (see handle).
-func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n Notifier, mv *metaVisitor) ([]byte, int) {
+// Handle's modern path. pre, when not nil, is what the transport prepared.
+func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n Notifier, pre *legacyPre) ([]byte, int) {
 	msg := in.Message
 	ss := in.session
 	switch msg.Method {
@@ -182,8 +191,9 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	}
 	var rm reqMeta
 	var perr *Error
-	if mv != nil && mv.done {
-		rm, perr = mv.rm, mv.err
+	var tx *toolExchange
+	if pre != nil {
+		rm, perr, tx = pre.rm, pre.err, &pre.tx
 	} else {
 		rm, perr = scanMeta(msg.Params)
 	}
@@ -194,9 +204,13 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if msg.Method == "tools/call" {
 		// The exchange and the ToolRequest in one allocation, as in
 		// prepare.
-		c := &toolExchange{}
-		x = &c.x
-		x.toolReq = &c.req
+		if tx == nil {
+			tx = &toolExchange{}
+		}
+		x = &tx.x
+		x.toolReq = &tx.req
+	} else if tx != nil {
+		x = &tx.x
 	} else {
 		x = &exchange{}
 	}

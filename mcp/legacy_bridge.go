@@ -56,7 +56,7 @@ func legacyRoundOf(rd *round, state string) *legacyRound {
 // result that says what happened, and other methods with -32603.
 func (s *Server) legacyInvoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
 	params := x.params
-	if hasInputMembers(params) {
+	if hasInputMembers(&x.meta.p, params) {
 		// Not part of any legacy revision: a legacy client cannot answer
 		// ahead of being asked.
 		params = withInputResponses(params, nil, "")
@@ -85,12 +85,12 @@ func (s *Server) legacyInvoke(ctx context.Context, x *exchange, h methodHandler,
 }
 
 // hasInputMembers reports whether params carry inputResponses or
-// requestState.
-func hasInputMembers(params []byte) bool {
-	if _, ok := jsonscan.Lookup(params, "inputResponses"); ok {
+// requestState; p is where the scan of params found its members.
+func hasInputMembers(p *paramSpans, params []byte) bool {
+	if _, ok := p.lookup(params, "inputResponses"); ok {
 		return true
 	}
-	_, ok := jsonscan.Lookup(params, "requestState")
+	_, ok := p.lookup(params, "requestState")
 	return ok
 }
 

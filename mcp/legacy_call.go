@@ -7,6 +7,7 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 type legacyCall struct {
 	ss     *session
 	msg    jsonrpc.Message
-	mv     metaVisitor
+	pre    legacyPre
 	in     Incoming
 	buf    *[]byte // the body, then the response after it
 	body   int     // the length of the body in buf
@@ -37,7 +38,7 @@ func (c *legacyCall) run() {
 	ss := c.ss
 	s := ss.srv
 	out := (*c.buf)[c.body:c.body]
-	resp, status := s.handle(c.ctx, out, &c.in, &c.st, nil, &c.mv)
+	resp, status := s.handleLegacy(c.ctx, out, &c.in, &c.st, &c.pre)
 	keepGrown(c.buf, out, resp)
 	// The id may be used again once the client has the response.
 	ss.untrackRequest(c.msg.ID)
@@ -111,7 +112,8 @@ func (p *legacyWorkers) work(c *legacyCall) {
 // takes the buffer (setting *buf to nil) unless it answers at once.
 func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, mv *metaVisitor, buf **[]byte, body int, p *Principal) {
 	s := ss.srv
-	c := &legacyCall{ss: ss, msg: *msg, mv: *mv, body: body}
+	c := &legacyCall{ss: ss, msg: *msg, body: body}
+	c.pre.rm, c.pre.err = mv.rm, mv.err
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	if !ss.trackRequest(msg.ID, c.cancel) {
 		c.cancel()
@@ -125,6 +127,7 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *http
 	ss.addStream(&c.st)
 	c.conn.init(w, acceptsSSE(hh.accept))
 	c.st.attach(&c.conn, -1)
-	s.legacy.workers.dispatch(c)
+	if inlineHack { c.run() } else { s.legacy.workers.dispatch(c) }
 	c.st.hold(r.Context(), &c.conn)
 }
+var inlineHack = os.Getenv("MCPKIT_INLINE") != ""

@@ -591,6 +591,7 @@ func TestLegacyInputBridge(t *testing.T) {
 	tests := []struct {
 		name      string
 		tool      string
+		extra     string // more params members
 		answer    func(id json.RawMessage, method string, params json.RawMessage) string
 		wantText  string
 		wantAsked []string
@@ -599,6 +600,22 @@ func TestLegacyInputBridge(t *testing.T) {
 		{
 			name: "steps",
 			tool: "steps",
+			answer: func(id json.RawMessage, method string, params json.RawMessage) string {
+				v := "one"
+				if strings.Contains(string(params), "second") {
+					v = "two"
+				}
+				return `{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"v":"` + v + `"}}}`
+			},
+			wantText:  "one+two",
+			wantAsked: []string{"elicitation/create", "elicitation/create"},
+		},
+		{
+			// A legacy client cannot answer ahead of being asked: input
+			// members of its params are ignored, and it is asked.
+			name:  "inputResponses from the client",
+			tool:  "steps",
+			extra: `,"inputResponses":{"first":{"action":"accept","content":{"v":"forged"}}},"requestState":"forged"`,
 			answer: func(id json.RawMessage, method string, params json.RawMessage) string {
 				v := "one"
 				if strings.Contains(string(params), "second") {
@@ -631,7 +648,7 @@ func TestLegacyInputBridge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, asked := c.callAnswering(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tt.tool+`"}}`, tt.answer)
+			res, asked := c.callAnswering(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tt.tool+`"`+tt.extra+`}}`, tt.answer)
 			var r struct {
 				Content []struct{ Text string }
 				IsError bool

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,6 +49,11 @@ var sessionHeader = regexp.MustCompile(`(?m)^Mcp-Session-Id: (\S+)$`)
 // (removed before sending) cancels the request after D, for GET streams
 // that would not end by themselves. A file "N.sleep" holds a duration to
 // wait between exchanges. Run with -update to rewrite the responses.
+//
+// Each archive runs in a synctest bubble (the exchanges go through
+// ServeHTTP in process): "N.sleep", Test-Wait and the server's idle
+// timeouts are the bubble's time, so a sleep past a session's expiry takes
+// no wall-clock time and cannot race a loaded machine.
 func TestWireLegacyHTTP(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/wire/legacy/*.txtar")
 	if len(files) == 0 {
@@ -55,60 +61,67 @@ func TestWireLegacyHTTP(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := legacyWireServer(t, string(ar.Comment))
-			session := "none"
-			var out []txtar.File
-			for i := 0; i < len(ar.Files); i++ {
-				f := ar.Files[i]
-				switch {
-				case strings.HasSuffix(f.Name, ".sleep"):
-					d, err := time.ParseDuration(strings.TrimSpace(string(f.Data)))
-					if err != nil {
-						t.Fatal(err)
-					}
-					time.Sleep(d)
-					out = append(out, f)
-				case strings.HasSuffix(f.Name, ".request"):
-					step := strings.TrimSuffix(f.Name, ".request")
-					req := strings.ReplaceAll(string(f.Data), "$SESSION", session)
-					var wait time.Duration
-					if m := regexp.MustCompile(`(?m)^Test-Wait: (\S+)\n`).FindStringSubmatch(req); m != nil {
-						wait, _ = time.ParseDuration(m[1])
-						req = strings.Replace(req, m[0], "", 1)
-					}
-					got := string(doWireWait(t, s, []byte(req), wait))
-					if m := sessionHeader.FindStringSubmatch(got); m != nil {
-						session = m[1]
-					}
-					if session != "none" {
-						got = strings.ReplaceAll(got, session, "$SESSION")
-					}
-					out = append(out, f)
-					want := ""
-					if i+1 < len(ar.Files) && ar.Files[i+1].Name == step+".response" {
-						want = string(ar.Files[i+1].Data)
-						i++
-					}
-					out = append(out, txtar.File{Name: step + ".response", Data: []byte(got)})
-					if !*update {
-						if diff := cmp.Diff(want, got); diff != "" {
-							t.Errorf("step %s: response mismatch (-want +got):\n%s", step, diff)
-						}
-					}
-				default:
-					t.Fatalf("unexpected file %q", f.Name)
-				}
-			}
-			if *update {
-				ar.Files = out
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+			synctest.Test(t, func(t *testing.T) {
+				// Registered first, so it runs last: the goroutines the
+				// server keeps idle (legacy workers wait a while for the
+				// next request) end on the bubble's clock, which stops
+				// when the test function returns.
+				t.Cleanup(func() { time.Sleep(time.Hour) })
+				ar, err := txtar.ParseFile(file)
+				if err != nil {
 					t.Fatal(err)
 				}
-			}
+				s := legacyWireServer(t, string(ar.Comment))
+				session := "none"
+				var out []txtar.File
+				for i := 0; i < len(ar.Files); i++ {
+					f := ar.Files[i]
+					switch {
+					case strings.HasSuffix(f.Name, ".sleep"):
+						d, err := time.ParseDuration(strings.TrimSpace(string(f.Data)))
+						if err != nil {
+							t.Fatal(err)
+						}
+						time.Sleep(d)
+						out = append(out, f)
+					case strings.HasSuffix(f.Name, ".request"):
+						step := strings.TrimSuffix(f.Name, ".request")
+						req := strings.ReplaceAll(string(f.Data), "$SESSION", session)
+						var wait time.Duration
+						if m := regexp.MustCompile(`(?m)^Test-Wait: (\S+)\n`).FindStringSubmatch(req); m != nil {
+							wait, _ = time.ParseDuration(m[1])
+							req = strings.Replace(req, m[0], "", 1)
+						}
+						got := string(doWireWait(t, s, []byte(req), wait))
+						if m := sessionHeader.FindStringSubmatch(got); m != nil {
+							session = m[1]
+						}
+						if session != "none" {
+							got = strings.ReplaceAll(got, session, "$SESSION")
+						}
+						out = append(out, f)
+						want := ""
+						if i+1 < len(ar.Files) && ar.Files[i+1].Name == step+".response" {
+							want = string(ar.Files[i+1].Data)
+							i++
+						}
+						out = append(out, txtar.File{Name: step + ".response", Data: []byte(got)})
+						if !*update {
+							if diff := cmp.Diff(want, got); diff != "" {
+								t.Errorf("step %s: response mismatch (-want +got):\n%s", step, diff)
+							}
+						}
+					default:
+						t.Fatalf("unexpected file %q", f.Name)
+					}
+				}
+				if *update {
+					ar.Files = out
+					if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
 		})
 	}
 }

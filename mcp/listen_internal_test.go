@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -71,8 +72,7 @@ func startListen(s *Server, id string, n Notifier) (context.CancelFunc, chan lis
 
 // startListenFilter is startListen with another notifications filter.
 func startListenFilter(s *Server, id, filter string, n Notifier) (context.CancelFunc, chan listenResult) {
-	body := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":` + filter + `}}`)
-	msg, derr := jsonrpc.Decode(body)
+	msg, derr := mcpwire.Request{ID: id, Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`}.Message()
 	if derr != nil {
 		panic(derr.Message)
 	}

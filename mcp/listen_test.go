@@ -16,12 +16,13 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 const listenMeta = `"_meta":{` + mcpwire.MetaFields + `}`
@@ -143,18 +144,6 @@ func nextFrame(t testing.TB, frames <-chan frame) frame {
 	return nil
 }
 
-// quiet fails the test if a frame arrives within d.
-func (st *stream) quiet(t testing.TB, d time.Duration) {
-	t.Helper()
-	select {
-	case f, ok := <-st.frames:
-		if ok {
-			t.Fatalf("unexpected frame %v", f)
-		}
-	case <-time.After(d):
-	}
-}
-
 func decode(t testing.TB, s string) frame {
 	t.Helper()
 	var f frame
@@ -200,15 +189,34 @@ func TestListenHTTP(t *testing.T) {
 	}
 	toggle()
 	for i, tt := range tests {
+		if !tt.wantChange {
+			continue
+		}
 		t.Run(tt.name+"/change", func(t *testing.T) {
-			if !tt.wantChange {
-				streams[i].quiet(t, 100*time.Millisecond)
-				return
-			}
 			got := streams[i].next(t)
 			want := decode(t, tagged("notifications/tools/list_changed", tt.id, ""))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("change (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The streams that did not ask for the change must not get it. The
+	// change was handed to every stream at once (one step, under the lock
+	// that Shutdown takes too), and a stream delivers what it holds before
+	// its graceful result: so once a stream that asked got it, the next
+	// frame of the others after Shutdown is their result, not the change.
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		if tt.wantChange {
+			continue
+		}
+		t.Run(tt.name+"/no change", func(t *testing.T) {
+			got := streams[i].next(t)
+			want := decode(t, `{"jsonrpc":"2.0","id":`+tt.id+`,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"listen","version":"1.0.0"},"io.modelcontextprotocol/subscriptionId":`+tt.id+`}}}`)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("first frame after the change and Shutdown (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -351,6 +359,11 @@ func TestListenOutlivesReadTimeout(t *testing.T) {
 	t.Cleanup(srv.Close)
 	st := openStream(t, srv.URL, `1`, `{"toolsListChanged":true}`)
 	st.next(t)
+	// Real time, on purpose: the deadline under test is net/http's own
+	// read deadline on a real connection (the kernel's clock, which no
+	// synctest bubble holds), and there is no event for "a deadline
+	// passed and nothing happened". Three times ReadTimeout is well past
+	// it; a regression ends the stream, which next reports.
 	time.Sleep(300 * time.Millisecond)
 	toggle()
 	if got := st.next(t)["method"]; got != "notifications/tools/list_changed" {
@@ -410,7 +423,11 @@ func listenLine(id, filter string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{` + listenMeta + `,"notifications":` + filter + `}}`
 }
 
-func TestListenStdio(t *testing.T) {
+// TestListenStdio runs in a synctest bubble: stdio is pipes in process, so
+// "subscription 1 ended" is waited for with settle, not on the wall clock.
+func TestListenStdio(t *testing.T) { synctest.Test(t, testListenStdio) }
+
+func testListenStdio(t *testing.T) {
 	s, toggle := listenServer(t, nil)
 	c := startStdio(t, s, context.Background())
 	c.send(t, listenLine(`1`, `{"toolsListChanged":true}`))
@@ -435,7 +452,7 @@ func TestListenStdio(t *testing.T) {
 	// the other one goes on.
 	c.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	// The subscription ends on its own goroutine.
-	waitUntil(t, "subscription 1 to end", func() bool { return mcp.OpenListenStreams(s) == 1 })
+	mcp.Settle(t, "subscription 1 to end", func() bool { return mcp.OpenListenStreams(s) == 1 })
 	toggle()
 	if got, want := c.next(t), tagged("notifications/tools/list_changed", `"two"`, ""); got != want {
 		t.Errorf("after cancelling 1: got %s, want %s", got, want)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -96,15 +98,15 @@ func (rs *rawStream) ended(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond for up to 5 seconds.
+// waitUntil polls cond for up to 5 seconds (realtime.Poll). The tests of
+// this file and listen_test.go serve real connections through net/http:
+// when a handler has parked its stream or seen its client go is up to the
+// kernel and net/http's goroutines, which no synctest bubble can hold (a
+// bubble cannot block on a real socket). Waits in process use settle in a
+// bubble instead.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	realtime.Poll(t, 5*time.Second, what, cond)
 }
 
 // A listen stream on HTTP/1.1 is parked: its response head says the body
@@ -156,12 +158,10 @@ func TestListenParked(t *testing.T) {
 	// Other requests reuse the server's pooled request buffers meanwhile;
 	// the parked streams' ids must not change with them.
 	for i := range 4 {
-		body := `{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 40+i) + `","method":"server/discover","params":{` + listenMeta + `}}`
-		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "server/discover")
+		req, err := mcpwire.Request{ID: `"` + strings.Repeat("x", 40+i) + `"`, Method: "server/discover"}.NewRequest(context.Background(), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("server/discover: %v %v", err, resp)
@@ -302,11 +302,10 @@ func TestListenNotParked(t *testing.T) {
 			}
 			t.Cleanup(srv.Close)
 			client := srv.Client()
-			req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{`+listenMeta+`,"notifications":{"toolsListChanged":true}}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-			req.Header.Set("Mcp-Method", "subscriptions/listen")
+			req, err := mcpwire.Request{Method: "subscriptions/listen", Params: `{"notifications":{"toolsListChanged":true}}`}.NewRequest(context.Background(), srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
 			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -29,3 +29,9 @@ func settle(tb testing.TB, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Settle is settle for the tests of package mcp_test.
+func Settle(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	settle(tb, what, cond)
+}

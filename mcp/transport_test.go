@@ -11,12 +11,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-const validMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const validMeta = `"_meta":{` + mcpwire.MetaFields + `}`
 
 // blockingServer has a tool that blocks until its context is cancelled and
 // reports the cancellation on the returned channel.
@@ -43,12 +45,10 @@ func TestHTTPClientDisconnectCancelsHandler(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block",` + validMeta + `}}`
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "block")
+	req, err := mcpwire.Request{Method: "tools/call", Params: `{"name":"block"}`}.NewRequest(ctx, ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
@@ -70,7 +70,10 @@ func TestHTTPClientDisconnectCancelsHandler(t *testing.T) {
 	<-errc
 }
 
-func TestStdioCancelledNotification(t *testing.T) {
+// TestStdioCancelledNotification runs in a synctest bubble (pipes in process: its 5 s guard is the bubble's time).
+func TestStdioCancelledNotification(t *testing.T) { synctest.Test(t, testStdioCancelledNotification) }
+
+func testStdioCancelledNotification(t *testing.T) {
 	s, cancelled, started := blockingServer(t)
 	pr, pw := io.Pipe()
 	outR, outW := io.Pipe()
@@ -105,7 +108,10 @@ func TestStdioCancelledNotification(t *testing.T) {
 	}
 }
 
-func TestStdioConcurrentRequests(t *testing.T) {
+// TestStdioConcurrentRequests runs in a synctest bubble (in process: if fewer than 8 ran at once, the 10 s the handlers wait pass on the bubble's clock at once).
+func TestStdioConcurrentRequests(t *testing.T) { synctest.Test(t, testStdioConcurrentRequests) }
+
+func testStdioConcurrentRequests(t *testing.T) {
 	s := mcp.NewServer(nil)
 	var inflight, peak atomic.Int32
 	release := make(chan struct{})
@@ -158,17 +164,7 @@ func TestSSEKeepsLinesWhole(t *testing.T) {
 		})
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"p","_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "p")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcpwire.Send(t, context.Background(), ts.URL, mcpwire.Request{Method: "tools/call", Params: `{"name":"p"}`, Meta: `"progressToken":"t"`})
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q", ct)
@@ -224,7 +220,6 @@ func TestOriginAndHostStrict(t *testing.T) {
 	s := mcp.NewServer(nil)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + validMeta + `}}`
 	tests := []struct {
 		name    string
 		origins []string
@@ -239,10 +234,10 @@ func TestOriginAndHostStrict(t *testing.T) {
 		{"junk after the brackets", nil, "[::1]evil.com", 403},
 	}
 	for _, tt := range tests {
-		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "server/discover")
+		req, err := mcpwire.Request{Method: "server/discover"}.NewRequest(context.Background(), ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, o := range tt.origins {
 			req.Header.Add("Origin", o)
 		}

@@ -1,9 +1,8 @@
 package otel_test
 
 import (
-	"bufio"
+	"bytes"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
 	mcpotel "github.com/mcpkit/mcpkit/otel"
 )
@@ -95,28 +95,20 @@ func checkToolCallTree(t *testing.T, h *harness, skip int, wantAttrs map[string]
 	}
 }
 
-func callBody(id int, meta string) string {
-	return `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"lookup","arguments":{},"_meta":{` + meta + `}}}`
+// lookupCall is a tools/call of lookup with the given id and extra _meta
+// members, in the modern era or (legacy) in a session.
+func lookupCall(id int, legacy bool, session, meta string) mcpwire.Request {
+	return mcpwire.Request{ID: strconv.Itoa(id), Legacy: legacy, Session: session, Method: "tools/call", Params: `{"name":"lookup","arguments":{}}`, Meta: meta}
 }
 
-const modernMeta = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"traceparent":"` + traceparent + `","baggage":"k=v"`
+// traceMeta is the trace context a caller sends in _meta.
+const traceMeta = `"traceparent":"` + traceparent + `","baggage":"k=v"`
 
 func TestSpanTreeHTTP(t *testing.T) {
 	h := newHarness(t)
 	srv := httptest.NewServer(h.s)
 	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(callBody(9, modernMeta)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", mcp.LatestVersion)
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "lookup")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	mcpwire.Post(t, context.Background(), srv.URL, lookupCall(9, false, "", traceMeta))
 	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	checkToolCallTree(t, h, 0, map[string]string{
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
@@ -132,7 +124,7 @@ func TestSpanTreeHTTP(t *testing.T) {
 func TestSpanTreeStdio(t *testing.T) {
 	h := newHarness(t)
 	var out strings.Builder
-	if err := h.s.ServeStdio(context.Background(), strings.NewReader(callBody(4, modernMeta)+"\n"), &out); err != nil {
+	if err := h.s.ServeStdio(context.Background(), bytes.NewReader(append(lookupCall(4, false, "", traceMeta).Bytes(), '\n')), &out); err != nil {
 		t.Fatal(err)
 	}
 	checkToolCallTree(t, h, 0, map[string]string{
@@ -152,35 +144,14 @@ func TestSpanTreeLegacySession(t *testing.T) {
 	h := newHarness(t)
 	srv := httptest.NewServer(h.s)
 	defer srv.Close()
-	post := func(body, session string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
-	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, "")
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp := mcpwire.Post(t, context.Background(), srv.URL, mcpwire.Initialize("", ""))
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		t.Fatal("no session id")
 	}
-	resp = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, sid)
-	resp.Body.Close()
+	mcpwire.Post(t, context.Background(), srv.URL, mcpwire.Request{Legacy: true, Session: sid, Notification: true, Method: "notifications/initialized"})
 	skip := len(h.spans.Ended())
-	resp = post(callBody(2, `"traceparent":"`+traceparent+`"`), sid)
-	br := bufio.NewReader(resp.Body)
-	io.Copy(io.Discard, br)
-	resp.Body.Close()
+	mcpwire.Post(t, context.Background(), srv.URL, lookupCall(2, true, sid, `"traceparent":"`+traceparent+`"`))
 	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	checkToolCallTree(t, h, skip, map[string]string{
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
@@ -188,14 +159,7 @@ func TestSpanTreeLegacySession(t *testing.T) {
 		"network.transport": "tcp", "network.protocol.name": "http", "server.address": host, "server.port": port,
 	})
 	// End the session: DELETE.
-	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	dr, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dr.Body.Close()
+	mcpwire.Post(t, context.Background(), srv.URL, mcpwire.Request{Legacy: true, Session: sid, HTTPMethod: http.MethodDelete})
 	// The duration is recorded by a goroutine when the session ends.
 	select {
 	case <-recorded:

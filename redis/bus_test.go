@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	mcpclient "github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -188,33 +189,6 @@ func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + json
 
 func jsonNumber(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
-
-// post sends one request to an MCP server and returns the response body.
-func post(t *testing.T, url, method, name, params string) string {
-	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{`+meta+params+`}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var sb strings.Builder
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		sb.WriteString(sc.Text())
-		sb.WriteByte('\n')
-	}
-	return sb.String()
-}
-
 // Two mcp.Servers, each with its own Redis bus: a tool registered on one
 // and a resource reported updated on one reach a listen stream on the
 // other.
@@ -234,17 +208,17 @@ func TestServersShareChanges(t *testing.T) {
 	}
 	a, aURL := newServer()
 	_, bURL := newServer()
-	post(t, aURL, "server/discover", "", "") // a has served: its changes are published
-
-	req, _ := http.NewRequest("POST", bURL, strings.NewReader(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{`+meta+`,"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://watched"]}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
-	resp, err := http.DefaultClient.Do(req)
+	// a has served (the client'"'"'s server/discover): its changes are published.
+	ac, err := mcpclient.Connect(context.Background(), &mcpclient.HTTPTransport{URL: aURL}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ac.Close()
+
+	// The frames are compared as they go on the wire, subscription id and
+	// all: a raw listen request, not the client'"'"'s Listen.
+	resp := mcpwire.Send(t, context.Background(), bURL, mcpwire.Request{ID: `"L"`, Method: "subscriptions/listen",
+		Params: `{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["test://watched"]}}`})
 	t.Cleanup(func() { resp.Body.Close() })
 	frames := make(chan string, 10)
 	go func() {

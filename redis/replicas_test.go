@@ -27,6 +27,8 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // replica is one `mcpkit serve` process.
@@ -230,25 +232,12 @@ const elicitMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 
 // newRequest builds a POST of a 2026-07-28 request; params is the params
 // object's members besides _meta (may be empty), and may start with its own
-// _meta member.
+// _meta member (taskMeta, elicitMeta), which is then sent as it is.
 func (c *client) newRequest(ctx context.Context, id, method, name, params string) *http.Request {
-	m := meta
-	if strings.HasPrefix(params, `"_meta":`) {
-		m, params, _ = strings.Cut(params, "}},")
-		m += "}}"
-	}
-	body := `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":{` + m
-	if params != "" {
-		body += "," + params
-	}
-	body += "}}"
-	req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
+	r := mcpwire.Request{ID: id, Method: method, Name: name, Params: "{" + params + "}", NoMeta: strings.HasPrefix(params, `"_meta":`)}
+	req, err := r.NewRequest(ctx, c.url)
+	if err != nil {
+		panic(err) // c.url is the test's own nginx URL
 	}
 	return req
 }
@@ -262,18 +251,13 @@ func (c *client) call(ctx context.Context, method, name, params string) (*respon
 	}
 	defer resp.Body.Close()
 	r := &response{upstream: resp.Header.Get("X-Upstream"), status: resp.StatusCode}
-	body, err := io.ReadAll(resp.Body)
+	got, err := mcpwire.Read(resp)
 	if err != nil {
 		return r, err
 	}
-	if resp.Header.Get("Content-Type") == "text/event-stream" {
-		last := body
-		for line := range bytes.Lines(body) {
-			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
-				last = d
-			}
-		}
-		body = last
+	body := got.Last()
+	if body == nil {
+		body = got.Raw // not JSON-RPC (an nginx error page, say): shown below
 	}
 	if err := json.Unmarshal(body, &r.msg); err != nil {
 		return r, fmt.Errorf("HTTP %d from %s: %q", resp.StatusCode, r.upstream, body)
@@ -462,32 +446,22 @@ func TestReplicasBehindNginx(t *testing.T) {
 		sid := ""
 		post := func(body string) (status int, upstream string, frames []map[string]any) {
 			t.Helper()
-			req, _ := http.NewRequestWithContext(ctx, "POST", c.url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			if sid != "" {
-				req.Header.Set("Mcp-Session-Id", sid)
-				req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			req, err := mcpwire.Request{Legacy: true, Session: sid, Body: []byte(body)}.NewRequest(ctx, c.url)
+			if err != nil {
+				t.Fatal(err)
 			}
 			resp, err := c.http.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer resp.Body.Close()
 			if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 				sid = id
 			}
-			b, _ := io.ReadAll(resp.Body)
-			lines := [][]byte{b}
-			if resp.Header.Get("Content-Type") == "text/event-stream" {
-				lines = nil
-				for line := range bytes.Lines(b) {
-					if d, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: ")); ok {
-						lines = append(lines, d)
-					}
-				}
+			got, err := mcpwire.Read(resp)
+			if err != nil {
+				t.Fatal(err)
 			}
-			for _, l := range lines {
+			for _, l := range got.Messages {
 				var f map[string]any
 				if json.Unmarshal(l, &f) == nil {
 					frames = append(frames, f)
@@ -519,9 +493,7 @@ func TestReplicasBehindNginx(t *testing.T) {
 		}
 		t.Logf("session %s opened on %s, served by %d replicas", sid, first, len(served))
 		// DELETE through one replica ends the session on all of them.
-		req, _ := http.NewRequestWithContext(ctx, "DELETE", c.url, nil)
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		req, _ := mcpwire.Request{Legacy: true, Session: sid, HTTPMethod: http.MethodDelete}.NewRequest(ctx, c.url)
 		resp, err := c.http.Do(req)
 		if err != nil || resp.StatusCode != http.StatusNoContent {
 			t.Fatalf("DELETE: %v %v", err, resp)

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"slices"
@@ -19,6 +19,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	mcpclient "github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -80,6 +81,7 @@ type taskReplica struct {
 	url   string
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
+	c     *mcpclient.Client // see connect
 }
 
 func startTaskReplica(t *testing.T, redisAddr, prefix string) *taskReplica {
@@ -112,6 +114,7 @@ func startTaskReplica(t *testing.T, redisAddr, prefix string) *taskReplica {
 		t.Fatalf("taskReplica did not print its url: %q, %v", line, err)
 	}
 	r.url = url
+	r.connect(t)
 	return r
 }
 
@@ -143,42 +146,44 @@ type taskRPCError struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// taskReplicaCaps are client capabilities that declare the tasks extension.
-var taskReplicaCaps = map[string]any{"elicitation": map[string]any{}, "extensions": map[string]any{mcp.TasksExtension: map[string]any{}}}
+// connect connects the replica's client: it declares the tasks extension
+// and elicitation (with an Elicit handler that is never asked: these tests
+// answer a task's input with tasks/update). The client lives as long as
+// the test that started the replica.
+func (r *taskReplica) connect(t *testing.T) {
+	t.Helper()
+	c, err := mcpclient.Connect(context.Background(), &mcpclient.HTTPTransport{URL: r.url}, &mcpclient.Options{
+		Tasks:   true,
+		NoCache: true,
+		Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return nil, fmt.Errorf("unexpected elicitation %q", p.Message)
+		},
+	})
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", r.url, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r.c = c
+}
 
-// call sends one request to the taskReplica, with the headers and _meta of
-// revision 2026-07-28, and returns its result or error.
+// call sends one request to the taskReplica through the public client
+// and returns its result or error.
 func (r *taskReplica) call(t *testing.T, method string, params map[string]any) (map[string]any, *taskRPCError) {
 	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    mcp.LatestVersion,
-		"io.modelcontextprotocol/clientCapabilities": taskReplicaCaps,
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, r.url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Mcp-Protocol-Version", mcp.LatestVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
-	}
-	if id, ok := params["taskId"].(string); ok {
-		req.Header.Set("Mcp-Name", id)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	raw, err := r.c.Call(context.Background(), method, params)
 	if err != nil {
-		t.Fatalf("%s: %v", method, err)
+		var e *mcp.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%s: %v", method, err)
+		}
+		data, _ := json.Marshal(e.Data)
+		return nil, &taskRPCError{Code: e.Code, Message: e.Message, Data: data}
 	}
-	defer resp.Body.Close()
-	var out struct {
-		Result map[string]any `json:"result"`
-		Error  *taskRPCError  `json:"error"`
+	var res map[string]any
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%s: decoding the result: %v", method, err)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("%s: decoding the response: %v", method, err)
-	}
-	return out.Result, out.Error
+	return res, nil
 }
 
 // start calls a tool that must answer with a task, and returns its id.

@@ -194,6 +194,7 @@ func TestSlicesTakeTurns(t *testing.T) {
 	for _, transport := range []string{load.HTTP, load.Stdio} {
 		t.Run(transport, func(t *testing.T) {
 			var drivers []*load.Driver
+			var ends []func() // each ends a server once it has read all it was sent
 			served := map[string]*atomic.Int64{}
 			for _, impl := range []string{servers.Mcpkit, servers.Floor} {
 				served[impl] = &atomic.Int64{}
@@ -210,6 +211,7 @@ func TestSlicesTakeTurns(t *testing.T) {
 						h.ServeHTTP(w, r)
 					}))
 					defer srv.Close()
+					ends = append(ends, srv.Close) // waits for the requests in progress
 					d, err = load.NewHTTPDriver(srv.URL+servers.Path, impl, load.Call, 4, nil)
 				} else {
 					inR, inW := io.Pipe()
@@ -220,7 +222,9 @@ func TestSlicesTakeTurns(t *testing.T) {
 						servers.ServeStdio(context.Background(), impl, countingReader{inR, served[impl]}, outW)
 						outW.Close()
 					}()
-					defer func() { inW.Close(); <-done }()
+					end := func() { inW.Close(); <-done } // ServeStdio read all input
+					defer end()
+					ends = append(ends, end)
 					d, err = load.NewStdioClient(inW, outR, func() { outR.CloseWithError(errors.New("stalled")) }).Driver(impl, load.Call, 4, nil)
 				}
 				if err != nil {
@@ -228,28 +232,46 @@ func TestSlicesTakeTurns(t *testing.T) {
 				}
 				drivers = append(drivers, d)
 			}
+			// Measure's slices are wall-clock windows (it measures
+			// throughput): a 20 ms one may count nothing on a loaded machine
+			// under -race, so the check that the load ran is over each
+			// driver's three slices.
+			counted := make([]int64, len(drivers))
 			for range 3 {
 				for i, d := range drivers {
 					r := d.Measure(5*time.Millisecond, 20*time.Millisecond)
-					if r.Err != nil || r.Requests == 0 {
+					if r.Err != nil {
 						t.Fatalf("driver %d: %d requests, error %v", i, r.Requests, r.Err)
 					}
+					counted[i] += r.Requests
 				}
 			}
-			// Every driver is paused now: the servers see nothing more.
+			for i, n := range counted {
+				if n == 0 {
+					t.Fatalf("driver %d: no request in three slices", i)
+				}
+			}
+			// Every driver is paused now: the servers see nothing more, up
+			// to the end. Not a pause to see whether something comes: Close
+			// wakes every paused load goroutine and waits until each has
+			// returned, and ending a server waits until it has read
+			// everything sent to it, so once both are done, any request the
+			// paused load sent was counted.
 			before := map[string]int64{}
 			for impl, n := range served {
 				before[impl] = n.Load()
 			}
-			time.Sleep(30 * time.Millisecond)
-			for impl, n := range served {
-				if got := n.Load(); got != before[impl] {
-					t.Errorf("%s got %d requests while its load was paused", impl, got-before[impl])
-				}
-			}
 			for i, d := range drivers {
 				if err := d.Close(); err != nil {
 					t.Errorf("driver %d: Close: %v", i, err)
+				}
+			}
+			for _, end := range ends {
+				end()
+			}
+			for impl, n := range served {
+				if got := n.Load(); got != before[impl] {
+					t.Errorf("%s got %d requests while its load was paused", impl, got-before[impl])
 				}
 			}
 		})

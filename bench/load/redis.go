@@ -9,14 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
 // Redis is a redis-server process for the replicas case: on 127.0.0.1, on
 // a port that was free a moment before, with its own temporary directory,
-// no persistence (--save ” --appendonly no), killed by Stop or, should the
-// harness die first, by the kernel (the parent-death signal).
+// no persistence (--save '' --appendonly no), killed by Stop or, should the
+// harness die first, by the kernel (the parent-death signal, on Linux).
 type Redis struct {
 	// URL is the redis:// URL of the server (database 0).
 	URL string
@@ -52,7 +51,7 @@ func StartRedis(bin string) (*Redis, error) {
 		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 		"--save", "", "--appendonly", "no", "--daemonize", "no",
 		"--logfile", filepath.Join(dir, "redis.log"))
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	killWithParent(r.cmd)
 	if err := r.cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting %s: %w", bin, err)

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -237,17 +236,18 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 	// One reader per stream; a reader records when each notification came
 	// (at[k] for change k) and counts them, and reports an error on errc.
 	readers := make([]*replicaReader, 0, total)
-	var received atomic.Int64
-	var target atomic.Int64
-	complete := make(chan struct{}, 1)
-	errc := make(chan error, 1)
 	for _, ss := range streams {
 		for _, s := range ss {
-			rd := &replicaReader{s: s, at: make([]time.Time, changes), want: listChangedFor(s.id)}
-			readers = append(readers, rd)
-			go rd.read(&received, &target, complete, errc)
+			readers = append(readers, &replicaReader{s: s, at: make([]time.Time, changes), want: listChangedFor(s.id)})
 		}
 	}
+	tally := newReplicaTally()
+	received, target, complete, errc := &tally.received, &tally.target, tally.complete, tally.errc
+	stopReading, err := readStreams(readers, tally)
+	if err != nil {
+		return out, err
+	}
+	defer stopReading()
 	touchers := make([]*httpConn, replicas)
 	defer func() {
 		for _, c := range touchers {
@@ -399,13 +399,47 @@ func selfCPU() time.Duration {
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
-// replicaReader reads one listen stream of the replicas case.
+// replicaTally counts the notifications of every stream of a replicas
+// run and collects the first error.
+type replicaTally struct {
+	received, target atomic.Int64
+	complete         chan struct{} // a signal when received reaches target
+	errc             chan error    // the first error
+}
+
+func newReplicaTally() *replicaTally {
+	return &replicaTally{complete: make(chan struct{}, 1), errc: make(chan error, 1)}
+}
+
+func (t *replicaTally) count(n int) {
+	for range n {
+		if t.received.Add(1) == t.target.Load() {
+			select {
+			case t.complete <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func (t *replicaTally) fail(id int, err error) {
+	select {
+	case t.errc <- fmt.Errorf("listener %d: %w", id, err):
+	default:
+	}
+}
+
+// replicaReader parses one listen stream of the replicas case.
 type replicaReader struct {
 	s    *listenStream
 	want []byte      // the notification mcpkit sends, byte for byte
 	at   []time.Time // when notification k came
 	seen atomic.Int32
+	line []byte // the start of a line whose end has not been read yet
 }
+
+// maxReplicaLine bounds an event line.
+const maxReplicaLine = 4096
 
 // listChangedFor is the notification a stream with subscription id id
 // receives from mcpkit, as mcpkit writes it: the readers compare bytes
@@ -414,50 +448,66 @@ func listChangedFor(id int) []byte {
 	return []byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":` + strconv.Itoa(id) + `}}}`)
 }
 
-// read reads the stream until it ends: each notification is checked,
-// stamped and counted in received; the reader that brings received to
-// target signals complete. The first error goes to errc (if it is free)
-// and ends the reader.
-func (rd *replicaReader) read(received, target *atomic.Int64, complete chan<- struct{}, errc chan<- error) {
-	fail := func(err error) {
-		select {
-		case errc <- fmt.Errorf("listener %d: %w", rd.s.id, err):
-		default:
-		}
-	}
-	for {
-		line, err := rd.s.events.ReadSlice('\n')
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				fail(fmt.Errorf("an event line longer than %d bytes", rd.s.events.Size()))
-			} else {
-				fail(fmt.Errorf("reading the stream: %w", err))
+// feed parses b, read from the stream at now: each notification is
+// checked, stamped and counted; it returns how many there were. Lines
+// other than data lines (event:, id:, keep-alive comments, blank lines)
+// are skipped.
+func (rd *replicaReader) feed(b []byte, now time.Time) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if len(rd.line)+len(b) > maxReplicaLine {
+				return n, fmt.Errorf("an event line longer than %d bytes", maxReplicaLine)
 			}
-			return
+			rd.line = append(rd.line, b...)
+			return n, nil
 		}
-		d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
+		line := b[:i]
+		if len(rd.line) > 0 {
+			rd.line = append(rd.line, line...)
+			line = rd.line
+		}
+		b = b[i+1:]
+		d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:"))
+		rd.line = rd.line[:0]
 		if !ok {
-			continue // event:, id:, comments (keep-alive), blank lines
+			continue
 		}
-		now := time.Now()
 		if d = bytes.TrimSpace(d); !bytes.Equal(d, rd.want) {
 			if err := checkListChanged(d, rd.s.id); err != nil {
-				fail(err)
+				return n, err
+			}
+		}
+		k := int(rd.seen.Load())
+		if k >= len(rd.at) {
+			return n, fmt.Errorf("%d notifications for %d changes", k+1, len(rd.at))
+		}
+		rd.at[k] = now
+		rd.seen.Store(int32(k + 1))
+		n++
+	}
+	return n, nil
+}
+
+// read reads the stream on a goroutine of its own until it ends (the
+// portable reader; pollStreams reads many streams with fewer system calls
+// and no goroutine each).
+func (rd *replicaReader) read(t *replicaTally) {
+	buf := make([]byte, 4096)
+	for {
+		k, err := rd.s.events.Read(buf)
+		if k > 0 {
+			n, ferr := rd.feed(buf[:k], time.Now())
+			t.count(n)
+			if ferr != nil {
+				t.fail(rd.s.id, ferr)
 				return
 			}
 		}
-		n := int(rd.seen.Load())
-		if n >= len(rd.at) {
-			fail(fmt.Errorf("%d notifications for %d changes", n+1, len(rd.at)))
+		if err != nil {
+			t.fail(rd.s.id, fmt.Errorf("reading the stream: %w", err))
 			return
-		}
-		rd.at[n] = now
-		rd.seen.Store(int32(n + 1))
-		if received.Add(1) == target.Load() {
-			select {
-			case complete <- struct{}{}:
-			default:
-			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -160,30 +161,34 @@ func TestConnectEraOnStdio(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			conn, f := startFake(t, tt.handle)
-			s, err := Connect(t.Context(), conn, &Options{Version: tt.version, Timeout: 300 * time.Millisecond})
-			var got want
-			if err != nil {
-				var ce *ConnectError
-				if !errors.As(err, &ce) {
-					t.Fatalf("Connect: %v is not a *ConnectError", err)
+			// In a bubble: the fake is pipes in process, so the 300 ms
+			// of "silence" are the bubble's, and synctest.Wait below
+			// proves the fake read all the client sent.
+			synctest.Test(t, func(t *testing.T) {
+				conn, f := startFake(t, tt.handle)
+				s, err := Connect(t.Context(), conn, &Options{Version: tt.version, Timeout: 300 * time.Millisecond})
+				var got want
+				if err != nil {
+					var ce *ConnectError
+					if !errors.As(err, &ce) {
+						t.Fatalf("Connect: %v is not a *ConnectError", err)
+					}
+					got.fail = ce.Kind
+				} else {
+					got.era, got.version = s.Era(), s.Version()
+					if s.Server.Info != nil {
+						got.name = s.Server.Info.Name
+					}
 				}
-				got.fail = ce.Kind
-			} else {
-				got.era, got.version = s.Era(), s.Version()
-				if s.Server.Info != nil {
-					got.name = s.Server.Info.Name
+				// A trailing notification may still be on its way to the
+				// fake: once every goroutine of the bubble is blocked, the
+				// fake has read all there is.
+				synctest.Wait()
+				got.methods = f.seen()
+				if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{})); diff != "" {
+					t.Errorf("Connect (-want +got):\n%s", diff)
 				}
-			}
-			// Give the fake a moment to see a trailing notification.
-			deadline := time.Now().Add(time.Second)
-			for len(f.seen()) < len(tt.want.methods) && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-			got.methods = f.seen()
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("Connect (-want +got):\n%s", diff)
-			}
+			})
 		})
 	}
 }

@@ -16,7 +16,10 @@
 // the header rules (MCP-Protocol-Version, Mcp-Method, Mcp-Name and their
 // encoding) from internal/client, the transport layer of the public
 // client, rather than declaring them again, and reads SSE with that
-// package's reader. Being internal to the root module, it is not
-// importable from the nested modules (redis, otel, full, interop); their
-// tests use the public client or mcptest.
+// package's reader.
+//
+// The nested modules (redis, otel, full) import it too: Go's internal rule
+// goes by import path, not by module, and their paths lie under the root
+// module's, as their tests' use of internal/demo already shows. Their
+// ordinary calls go through the public client as well.
 package mcpwire

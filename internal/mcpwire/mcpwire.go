@@ -167,9 +167,9 @@ func (r Request) Bytes() []byte {
 	return append(b, '}')
 }
 
-// Message returns the message decoded, for tests that hand it to a
-// server's Handle seam without HTTP.
-func (r Request) Message() (jsonrpc.Message, error) { return jsonrpc.Decode(r.Bytes()) }
+// Message returns the message decoded as jsonrpc.Decode decodes it, for
+// tests that hand it to a server's Handle seam without HTTP.
+func (r Request) Message() (jsonrpc.Message, *jsonrpc.Error) { return jsonrpc.Decode(r.Bytes()) }
 
 // Headers returns the HTTP headers a client sends with the request:
 // Content-Type, Accept, and for a modern request MCP-Protocol-Version,
@@ -298,8 +298,8 @@ func parsed(status int, h http.Header, raw []byte) (*Response, error) {
 
 // Messages returns the JSON-RPC messages of a body of media type ct: the
 // body itself for application/json, the data of each event for
-// text/event-stream, and none for any other type. A message that is not
-// JSON is an error.
+// text/event-stream (skipping priming events, whose data is empty), and
+// none for any other type. A message that is not JSON is an error.
 func Messages(ct string, raw []byte) ([]json.RawMessage, error) {
 	var msgs []json.RawMessage
 	switch ct {
@@ -314,6 +314,9 @@ func Messages(ct string, raw []byte) ([]json.RawMessage, error) {
 			}
 			if err != nil {
 				return nil, err
+			}
+			if len(bytes.TrimSpace(ev.Data)) == 0 {
+				continue // a priming event (an id for resumption, no message)
 			}
 			msgs = append(msgs, json.RawMessage(ev.Data))
 		}

@@ -141,7 +141,7 @@ func TestBytes(t *testing.T) {
 }
 
 func TestMessages(t *testing.T) {
-	msgs, err := mcpwire.Messages("text/event-stream", []byte(": c\n\nid: 1\ndata: {\"a\":1}\n\ndata: {\"b\":\ndata: 2}\n\n"))
+	msgs, err := mcpwire.Messages("text/event-stream", []byte(": c\n\nid: 0\ndata: \n\nid: 1\ndata: {\"a\":1}\n\ndata: {\"b\":\ndata: 2}\n\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,5 +181,15 @@ func TestLegacySession(t *testing.T) {
 	list.Session = "no-such-session"
 	if resp := mcpwire.Serve(t, s, list); resp.Status != http.StatusNotFound {
 		t.Errorf("tools/list in an unknown session: HTTP %d, want 404: %s", resp.Status, resp.Raw)
+	}
+}
+
+func TestMessage(t *testing.T) {
+	msg, err := mcpwire.Request{ID: `"a"`, Method: "tools/list"}.Message()
+	if err != nil || msg.Method != "tools/list" || string(msg.ID.Raw()) != `"a"` {
+		t.Errorf("Message: %+v, %v", msg, err)
+	}
+	if _, err := (mcpwire.Request{Method: "tools/list", Body: []byte(`{`)}).Message(); err == nil {
+		t.Error("a malformed body decoded without error")
 	}
 }

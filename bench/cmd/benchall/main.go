@@ -300,7 +300,11 @@ func run(c *config, bins map[string]string) *report {
 					// HTTP clients only in their stateful mode.
 					ps = map[string]*load.Proc{}
 					for _, impl := range order {
-						if p, err := load.StartLegacy([]string{bins[impl]}, impl, transport); err != nil {
+						argv := []string{bins[impl]}
+						if c.profileDir != "" {
+							argv = append(argv, "-cpuprofile", filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-legacy-rep%d.cpu.pprof", impl, transport, r+1)))
+						}
+						if p, err := load.StartLegacy(argv, impl, transport); err != nil {
 							logf("  %s: %v", impl, err)
 						} else {
 							ps[impl] = p

@@ -9,6 +9,11 @@
 // changes it triggers, a 30 s limit per change), so a run stops by itself.
 // The output is a Markdown table with the date, the machine and the load
 // average at the start and at the end, for BENCHMARKS.md.
+//
+// With -replicas N it measures N mcpkit replicas sharing one redis-server
+// instead (replicas.go): -per-replica listen streams on each, a change
+// made on one replica at a time, delivered to every stream of every
+// replica.
 package main
 
 import (
@@ -28,7 +33,7 @@ import (
 func main() {
 	sizes := flag.String("sizes", "1000,5000,10000,19000", "comma-separated `LIST` of listen stream counts, each on a fresh server process")
 	impls := flag.String("impls", "mcpkit", "comma-separated implementations (mcpkit, gosdk, mcpgo)")
-	changes := flag.Int("changes", 5, "tool list changes triggered at each size")
+	changes := flag.Int("changes", 5, "tool list changes triggered at each size (replicas mode: default 3 per replica)")
 	idle := flag.Duration("idle", 35*time.Second, "idle window for the keep-alive CPU (more than two 15 s keep-alive intervals)")
 	replicas := flag.Int("replicas", 0, "replicas mode (replicas.go): `N` mcpkit processes sharing one redis-server, -per-replica streams on each; -changes changes, made on the replicas in turn")
 	perReplica := flag.Int("per-replica", 6000, "replicas mode: listen streams on each replica (the harness holds all of them: at most the open-file limit less 100)")
@@ -43,7 +48,13 @@ func main() {
 	if *replicas > 0 {
 		fmt.Printf("Run %s on %s/%s, %d CPUs, %s; load average at start: %s\n\n",
 			time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg())
-		if err := runReplicas(tmp, *redisBin, *replicas, *perReplica, *changes); err != nil {
+		n := 3 * *replicas // default: three changes made on each replica
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "changes" {
+				n = *changes
+			}
+		})
+		if err := runReplicas(tmp, *redisBin, *replicas, *perReplica, n); err != nil {
 			os.RemoveAll(tmp)
 			fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/mcpkit/mcpkit/internal/cli"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 const (
@@ -27,9 +28,8 @@ const (
 
 // echoCall is a tools/call line for the demo's echo tool that carries a
 // W3C traceparent in _meta.
-const echoCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{` +
-	`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
-	`"traceparent":"00-` + traceID + `-` + parentSpanID + `-01"}}}` + "\n"
+var echoCall = string(mcpwire.Request{Method: "tools/call", Params: `{"name":"echo","arguments":{"text":"hi"}}`,
+	Meta: `"traceparent":"00-` + traceID + `-` + parentSpanID + `-01"`}.Bytes()) + "\n"
 
 // runServe runs `mcpkit serve --stdio` of this build with stdin and
 // returns stdout and stderr.
