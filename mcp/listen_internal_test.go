@@ -373,7 +373,7 @@ func TestListenCoalesces(t *testing.T) {
 	sub := &subscription{wake: make(chan struct{}, 1), kinds: 1<<ToolsListChanged | 1<<PromptsListChanged | 1<<ResourceUpdated}
 	for i := range 3000 {
 		for _, c := range []Change{{Kind: ToolsListChanged}, {Kind: PromptsListChanged}, {Kind: ResourceUpdated, URI: "file:///" + strconv.Itoa(i%5)}} {
-			if !sub.queue(c) {
+			if ok, _ := sub.queue(c); !ok {
 				t.Fatalf("dropped at change %d", i)
 			}
 		}
