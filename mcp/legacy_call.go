@@ -127,7 +127,12 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *http
 	ss.addStream(&c.st)
 	c.conn.init(w, acceptsSSE(hh.accept))
 	c.st.attach(&c.conn, -1)
-	if inlineHack { c.run() } else { s.legacy.workers.dispatch(c) }
+	if inlineHack {
+		c.run()
+	} else {
+		s.legacy.workers.dispatch(c)
+	}
 	c.st.hold(r.Context(), &c.conn)
 }
+
 var inlineHack = os.Getenv("MCPKIT_INLINE") != ""
