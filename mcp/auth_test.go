@@ -18,8 +18,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/mcp"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 // The tokens testVerifier knows. Any other token is invalid, and the

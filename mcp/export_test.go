@@ -32,3 +32,14 @@ func OpenListenStreams(s *Server) int {
 	defer s.listen.mu.Unlock()
 	return len(s.listen.subs)
 }
+
+// SetParkedWriteTimeout changes how long a write to one of s's parked
+// listen streams may wait for its client (100 ms).
+func SetParkedWriteTimeout(s *Server, d time.Duration) { s.listen.writeTimeout = d }
+
+// StalledListenStreams returns how many of s's parked listen streams have a
+// write waiting for their client.
+func StalledListenStreams(s *Server) int { return int(s.listen.stalled.Load()) }
+
+// MaxParkWriters is how many goroutines write to parked streams at most.
+const MaxParkWriters = maxParkWriters

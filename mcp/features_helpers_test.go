@@ -15,9 +15,6 @@ import (
 // Helpers for the tests of tools, resources, prompts and completion: they
 // send requests through Server.Handle, the seam every transport uses.
 
-// testMetaFields are the _meta members of a valid 2026-07-28 request.
-const testMetaFields = mcpwire.MetaFields
-
 // rpcError is a decoded JSON-RPC error.
 type rpcError struct {
 	Code    int             `json:"code"`

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -44,6 +45,9 @@ const (
 	// A stream whose client reads so slowly that more pile up is dropped,
 	// so that it never holds up delivery to the others.
 	listenBuffer = 32
+	// deliverBatch is how many parked streams deliver hands to the
+	// writers at once.
+	deliverBatch = 256
 	// maxListenURIs bounds resourceSubscriptions of one listen request.
 	maxListenURIs = 1000
 	// maxListenURIBytes bounds the length of one URI in
@@ -104,6 +108,14 @@ type listeners struct {
 	wg      sync.WaitGroup
 	writers parkWriters
 	hangups hangupWatch
+	// writeTimeout bounds a write to a parked stream (parkedWriteTimeout;
+	// tests change it), and stalled counts the parked streams whose write
+	// waits for the client, each on a goroutine of its own (park.go).
+	writeTimeout time.Duration
+	stalled      atomic.Int32
+	// due is deliver's buffer of parked streams to schedule (calls of a
+	// Bus subscriber never overlap).
+	due []*parkedStream
 }
 
 func (l *listeners) init(s *Server, o *ListenOptions) {
@@ -117,6 +129,7 @@ func (l *listeners) init(s *Server, o *ListenOptions) {
 		l.max = cmp.Or(o.MaxSubscriptions, defaultMaxSubscriptions)
 	}
 	l.subs = make(map[*subscription]struct{})
+	l.writeTimeout = parkedWriteTimeout
 }
 
 // enabled reports whether subscriptions/listen is served at all.
@@ -179,8 +192,10 @@ func (sub *subscription) signal() {
 
 // queue adds c to the stream's pending changes unless an equal one waits
 // already, or, when listenBuffer different ones already wait, marks the
-// stream dropped and reports false.
-func (sub *subscription) queue(c Change) bool {
+// stream dropped and reports false. A stream with a handler is woken; a
+// parked one that now needs a writer is returned, for the caller to
+// schedule.
+func (sub *subscription) queue(c Change) (ok bool, due *parkedStream) {
 	sub.mu.Lock()
 	// A change equal to one still waiting adds nothing: the client will
 	// re-read the list, resource or task once either way. Coalescing them
@@ -188,10 +203,10 @@ func (sub *subscription) queue(c Change) bool {
 	for _, p := range sub.pending {
 		if p == c {
 			sub.mu.Unlock()
-			return true
+			return true, nil
 		}
 	}
-	ok := len(sub.pending) < listenBuffer
+	ok = len(sub.pending) < listenBuffer
 	if ok {
 		sub.pending = append(sub.pending, c)
 	} else {
@@ -199,12 +214,10 @@ func (sub *subscription) queue(c Change) bool {
 	}
 	ps := sub.scheduleLocked()
 	sub.mu.Unlock()
-	if ps != nil {
-		ps.st.x.s.listen.writers.add(ps)
-	} else {
+	if ps == nil {
 		sub.signal()
 	}
-	return ok
+	return ok, ps
 }
 
 // next takes the oldest pending change. When none waits it reports false
@@ -275,16 +288,34 @@ func (l *listeners) count() int {
 // deliver hands c to every subscription that wants it, without ever
 // blocking: a subscription with listenBuffer changes already waiting is
 // dropped.
+//
+// Parked streams go to the writers in batches of deliverBatch: the first
+// writes start while the rest are being queued, and the writers' queue is
+// locked once per batch rather than once per stream.
 func (l *listeners) deliver(c Change) {
 	var slow []*subscription
+	due := l.due[:0]
 	l.mu.Lock()
 	for sub := range l.subs {
-		if sub.wants(c) && !sub.queue(c) {
+		if !sub.wants(c) {
+			continue
+		}
+		ok, ps := sub.queue(c)
+		if !ok {
 			slow = append(slow, sub)
 			delete(l.subs, sub)
 		}
+		if ps != nil {
+			if due = append(due, ps); len(due) == deliverBatch {
+				l.writers.add(due...)
+				due = due[:0]
+			}
+		}
 	}
 	l.mu.Unlock()
+	l.writers.add(due...)
+	clear(due)
+	l.due = due
 	for _, sub := range slow {
 		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "buffered", listenBuffer)
 		sub.mu.Lock()

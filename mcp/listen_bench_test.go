@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -79,6 +80,85 @@ func BenchmarkListenFanout1000(b *testing.B) {
 		got.Wait()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/listeners, "ns/delivery")
+}
+
+// BenchmarkListenFanoutParked measures one tools/list_changed delivered to
+// parked listen streams over loopback TCP: from Publish until every
+// client has read its notification (ns/delivery), the clients' reading
+// included. The allocations are the whole process's, clients included.
+func BenchmarkListenFanoutParked(b *testing.B) {
+	for _, n := range []int{1000, 4000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchParkedFanout(b, n) })
+	}
+}
+
+func benchParkedFanout(b *testing.B, n int) {
+	bus := new(mcp.LocalBus)
+	s, _ := listenServer(b, &mcp.ServerOptions{Bus: bus, Listen: mcp.ListenOptions{MaxSubscriptions: n}, Quotas: mcp.QuotaOptions{MaxSubscriptionsPerClient: mcp.Off}})
+	srv := serveHTTP(b, s)
+	addr := srv.Listener.Addr().String()
+	var acked, got sync.WaitGroup
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		benchWait(b, "the streams to end", func() bool { return mcp.OpenListenStreams(s) == 0 })
+	}()
+	for i := range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, rawListenRequest(addr, fmt.Sprint(i))); err != nil {
+			b.Fatal(err)
+		}
+		acked.Add(1)
+		go func() {
+			br := bufio.NewReaderSize(c, 1024)
+			first := true
+			for {
+				line, err := br.ReadSlice('\n')
+				if err != nil {
+					if first {
+						acked.Done() // the check below fails
+					}
+					return
+				}
+				if !bytes.HasPrefix(line, []byte("data:")) {
+					continue
+				}
+				if first {
+					first = false
+					acked.Done()
+				} else {
+					got.Done()
+				}
+			}
+		}()
+	}
+	acked.Wait()
+	benchWait(b, "every stream parked", func() bool { return mcp.ParkedListenStreams(s) == n })
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		got.Add(n)
+		bus.Publish(mcp.Change{Kind: mcp.ToolsListChanged})
+		got.Wait()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/delivery")
+}
+
+// benchWait polls cond for up to 10 seconds, outside the timed part of a
+// benchmark.
+func benchWait(b *testing.B, what string, cond func() bool) {
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 // heapAndStacks is the memory a stream costs: live heap plus goroutine

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -71,8 +72,7 @@ func startListen(s *Server, id string, n Notifier) (context.CancelFunc, chan lis
 
 // startListenFilter is startListen with another notifications filter.
 func startListenFilter(s *Server, id, filter string, n Notifier) (context.CancelFunc, chan listenResult) {
-	body := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":` + filter + `}}`)
-	msg, derr := jsonrpc.Decode(body)
+	msg, derr := mcpwire.Request{ID: id, Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`}.Message()
 	if derr != nil {
 		panic(derr.Message)
 	}
@@ -373,7 +373,7 @@ func TestListenCoalesces(t *testing.T) {
 	sub := &subscription{wake: make(chan struct{}, 1), kinds: 1<<ToolsListChanged | 1<<PromptsListChanged | 1<<ResourceUpdated}
 	for i := range 3000 {
 		for _, c := range []Change{{Kind: ToolsListChanged}, {Kind: PromptsListChanged}, {Kind: ResourceUpdated, URI: "file:///" + strconv.Itoa(i%5)}} {
-			if !sub.queue(c) {
+			if ok, _ := sub.queue(c); !ok {
 				t.Fatalf("dropped at change %d", i)
 			}
 		}

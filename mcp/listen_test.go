@@ -21,8 +21,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 const listenMeta = `"_meta":{` + mcpwire.MetaFields + `}`

@@ -173,12 +173,11 @@ func TestCancellationHTTP(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + withMeta(`{"name":"wait"}`, "") + `}`
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Mcp-Protocol-Version", LatestVersion)
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "wait")
+		req, err := mcpwire.Request{Method: "tools/call", Params: `{"name":"wait"}`}.NewRequest(ctx, srv.URL)
+		if err != nil {
+			t.Error(err)
+			return
+		}
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 			t.Errorf("the request completed with status %d; want it cancelled", resp.StatusCode)

@@ -70,8 +70,9 @@ type parkedStream struct {
 	// done is closed.
 	completed bool
 	endErr    error
-	out       []byte // the events being written, in the writer's buffer
-	watch     uint64 // the stream's id in hangupWatch; 0: not watched
+	out       []byte     // the events being written, in the writer's buffer
+	watch     uint64     // the stream's id in hangupWatch; 0: not watched
+	raw       *rawWriter // nil: every write waits, with a deadline
 }
 
 // parkWriters runs the writers of a server's parked streams: a queue of
@@ -134,7 +135,7 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 	buf := l.s.getBuf()
 	out := append(*buf, parkedHead...)
 	out = appendEvent(out, method, params)
-	conn.SetWriteDeadline(time.Now().Add(parkedWriteTimeout))
+	conn.SetWriteDeadline(time.Now().Add(l.writeTimeout))
 	_, err := conn.Write(out)
 	*buf = out
 	l.s.putBuf(buf)
@@ -142,7 +143,10 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 		conn.Close()
 		return true, err
 	}
-	ps := &parkedStream{conn: conn, st: st}
+	ps := &parkedStream{conn: conn, st: st, raw: newRawWriter(conn)}
+	if ps.raw != nil {
+		conn.SetWriteDeadline(time.Time{})
+	}
 	// The stream keeps a copy of the exchange with what its writes need:
 	// the request's exchange holds the Notifier, which holds net/http's
 	// response, connection and buffers. The id is copied: the stream
@@ -262,26 +266,85 @@ func (ps *parkedStream) service(buf []byte) []byte {
 			ps.out = append(ps.out, "event: message\ndata: "...)
 			ps.out = append(append(ps.out, res...), "\n\n"...)
 		}
+		final := end && len(res) > 0
+		var rest []byte
 		if err == nil && len(ps.out) > 0 {
-			ps.conn.SetWriteDeadline(time.Now().Add(parkedWriteTimeout))
-			_, err = ps.conn.Write(ps.out)
+			rest, err = ps.write(ps.out)
+		}
+		if err == nil && len(rest) > 0 {
+			// The socket's buffer is full: the rest is written on a
+			// goroutine of its own, under parkedWriteTimeout, so that
+			// this writer goes on with the other streams. The stream
+			// stays busy until then.
+			rest = append([]byte(nil), rest...)
+			buf, ps.out = ps.out[:0], nil
+			st.x.s.listen.stalled.Add(1)
+			go ps.finish(rest, end, final)
+			return buf
 		}
 		buf, ps.out = ps.out[:0], nil
 		if cap(buf) > 64<<10 {
 			buf = nil
 		}
 		if end || err != nil {
-			ps.completed = end && len(res) > 0 && err == nil
+			ps.completed = final && err == nil
 			ps.end(err)
 			return buf
 		}
-		sub.mu.Lock()
-		if len(sub.pending) == 0 && sub.end == subOpen && !sub.ping && !sub.hup {
-			sub.busy = false
-			sub.mu.Unlock()
+		if ps.idle() {
 			return buf
 		}
-		sub.mu.Unlock()
+	}
+}
+
+// idle reports whether nothing waits for the stream any more, and then
+// leaves it to be scheduled again (not busy).
+func (ps *parkedStream) idle() bool {
+	sub := ps.st.sub
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if len(sub.pending) == 0 && sub.end == subOpen && !sub.ping && !sub.hup {
+		sub.busy = false
+		return true
+	}
+	return false
+}
+
+// write writes b to the stream's connection. With a rawWriter it writes
+// what the socket takes at once and returns the rest; otherwise it waits
+// until all of b is written, for up to parkedWriteTimeout.
+func (ps *parkedStream) write(b []byte) ([]byte, error) {
+	if ps.raw == nil {
+		return nil, ps.writeWait(b)
+	}
+	return ps.raw.tryWrite(b)
+}
+
+// writeWait writes b under parkedWriteTimeout. A rawWriter needs the
+// connection without a deadline afterwards: a deadline that has passed
+// fails every later write.
+func (ps *parkedStream) writeWait(b []byte) error {
+	ps.conn.SetWriteDeadline(time.Now().Add(ps.st.x.s.listen.writeTimeout))
+	_, err := ps.conn.Write(b)
+	if err == nil && ps.raw != nil {
+		ps.conn.SetWriteDeadline(time.Time{})
+	}
+	return err
+}
+
+// finish writes rest, what did not fit in the socket's buffer, and then
+// goes on serving the stream as its writer would have (end: the stream
+// ends after rest; final: with its completion result).
+func (ps *parkedStream) finish(rest []byte, end, final bool) {
+	err := ps.writeWait(rest)
+	ps.st.x.s.listen.stalled.Add(-1)
+	if end || err != nil {
+		ps.completed = final && err == nil
+		ps.end(err)
+		return
+	}
+	if !ps.idle() {
+		ps.service(nil)
 	}
 }
 
@@ -298,7 +361,7 @@ func (ps *parkedStream) end(err error) {
 		logged := sub.end == subDropped // deliver has logged the drop
 		sub.mu.Unlock()
 		if !logged {
-			s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "writeTimeout", parkedWriteTimeout)
+			s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "writeTimeout", s.listen.writeTimeout)
 		}
 	}
 	l := &s.listen

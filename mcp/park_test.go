@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -157,12 +158,10 @@ func TestListenParked(t *testing.T) {
 	// Other requests reuse the server's pooled request buffers meanwhile;
 	// the parked streams' ids must not change with them.
 	for i := range 4 {
-		body := `{"jsonrpc":"2.0","id":"` + strings.Repeat("x", 40+i) + `","method":"server/discover","params":{` + listenMeta + `}}`
-		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "server/discover")
+		req, err := mcpwire.Request{ID: `"` + strings.Repeat("x", 40+i) + `"`, Method: "server/discover"}.NewRequest(context.Background(), srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("server/discover: %v %v", err, resp)
@@ -303,11 +302,10 @@ func TestListenNotParked(t *testing.T) {
 			}
 			t.Cleanup(srv.Close)
 			client := srv.Client()
-			req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{`+listenMeta+`,"notifications":{"toolsListChanged":true}}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "text/event-stream")
-			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-			req.Header.Set("Mcp-Method", "subscriptions/listen")
+			req, err := mcpwire.Request{Method: "subscriptions/listen", Params: `{"notifications":{"toolsListChanged":true}}`}.NewRequest(context.Background(), srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
 			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -14,17 +14,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
-const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+var initBody = string(mcpwire.Initialize("", "").Bytes())
 
-// post sends body to s as a client at remote (with X-Forwarded-For xff when
-// not empty).
+// quotaPost sends body, a legacy request outside a session, to s as a
+// client at remote (with X-Forwarded-For xff when not empty).
 func quotaPost(s *Server, remote, xff, body string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	r := mcpwire.Request{Legacy: true, Body: []byte(body)}.ServerRequest()
 	r.RemoteAddr = remote
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
 	if xff != "" {
 		r.Header.Set("X-Forwarded-For", xff)
 	}
@@ -149,18 +149,8 @@ func testQuotaListen(t *testing.T, parking bool) {
 	AddTool(s, &Tool{Name: "a", Description: "A."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "", nil })
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{` + testMetaFields + `},"notifications":{"toolsListChanged":true}}}`
 	open := func() *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", LatestVersion)
-		req.Header.Set("Mcp-Method", "subscriptions/listen")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+		return mcpwire.Send(t, context.Background(), srv.URL, mcpwire.Request{Method: "subscriptions/listen", Params: `{"notifications":{"toolsListChanged":true}}`})
 	}
 	var streams []*http.Response
 	for range 2 {
@@ -226,21 +216,12 @@ func testQuotaListen(t *testing.T, parking bool) {
 // or more are counted).
 func TestInFlightBytes(t *testing.T) {
 	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightBytes: 100 << 10}})
-	small := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `}}}`
-	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(small))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("MCP-Protocol-Version", LatestVersion)
-	r.Header.Set("Mcp-Method", "server/discover")
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, r)
-	if w.Code != 200 {
-		t.Fatalf("small request: %d %s", w.Code, w.Body)
+	if w := mcpwire.Serve(t, s, mcpwire.Request{Method: "server/discover"}); w.Status != 200 {
+		t.Fatalf("small request: %d %s", w.Status, w.Raw)
 	}
-	big := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{` + testMetaFields + `},"pad":"` + strings.Repeat("x", 120<<10) + `"}}`
-	r = httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(big))
-	r.Header.Set("Content-Type", "application/json")
-	w = httptest.NewRecorder()
-	s.ServeHTTP(w, r)
+	big := mcpwire.Request{Method: "server/discover", Params: `{"pad":"` + strings.Repeat("x", 120<<10) + `"}`}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, big.ServerRequest())
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), `"quota":"maxInFlightBytes"`) {
 		t.Errorf("big request: %d, Retry-After %q, %s; want 503 with Retry-After naming maxInFlightBytes", w.Code, w.Header().Get("Retry-After"), w.Body)
 	}

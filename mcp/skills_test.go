@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/skills"
 )
@@ -362,13 +363,12 @@ type skillsListener struct {
 
 func openSkillsListener(t *testing.T, url, filter string) *skillsListener {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"_meta":{` + testMetaFields + `},"notifications":` + filter + `}}`
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req, err := mcpwire.Request{Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`}.NewRequest(ctx, url)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		cancel()

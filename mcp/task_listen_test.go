@@ -13,14 +13,13 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // startTaskListen runs a subscriptions/listen request with the given caps
 // and filter through Handle in the background.
 func startTaskListen(s *Server, caps, filter string, n Notifier) (context.CancelFunc, chan listenResult) {
-	body := []byte(`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `},"notifications":` + filter + `}}`)
-	msg, derr := jsonrpc.Decode(body)
+	msg, derr := mcpwire.Request{ID: "9", Method: "subscriptions/listen", Params: `{"notifications":` + filter + `}`, Caps: caps}.Message()
 	if derr != nil {
 		panic(derr.Message)
 	}

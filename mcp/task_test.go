@@ -602,8 +602,7 @@ func TestTaskSyncWait(t *testing.T) {
 			req.Progress(1, 2, "sync part")
 			return "ok", nil
 		})
-		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"p","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + extCaps + `,"progressToken":"tok"}}}`
-		msg := decodeMsg(t, []byte(body))
+		msg := decodeMsg(t, mcpwire.Request{ID: "7", Method: "tools/call", Params: `{"name":"p","arguments":{}}`, Caps: extCaps, Meta: `"progressToken":"tok"`}.Bytes())
 		var c collector
 		out, _ := s.Handle(context.Background(), nil, &Incoming{Message: &msg}, &c)
 		if !strings.Contains(string(out), `"text":"ok"`) || len(c.msgs) != 1 || !strings.Contains(string(c.msgs[0]), `"sync part"`) {

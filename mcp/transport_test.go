@@ -14,10 +14,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-const validMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+const validMeta = `"_meta":{` + mcpwire.MetaFields + `}`
 
 // blockingServer has a tool that blocks until its context is cancelled and
 // reports the cancellation on the returned channel.
@@ -44,12 +45,10 @@ func TestHTTPClientDisconnectCancelsHandler(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block",` + validMeta + `}}`
-	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "block")
+	req, err := mcpwire.Request{Method: "tools/call", Params: `{"name":"block"}`}.NewRequest(ctx, ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
@@ -165,17 +164,7 @@ func TestSSEKeepsLinesWhole(t *testing.T) {
 		})
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"p","_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/call")
-	req.Header.Set("Mcp-Name", "p")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcpwire.Send(t, context.Background(), ts.URL, mcpwire.Request{Method: "tools/call", Params: `{"name":"p"}`, Meta: `"progressToken":"t"`})
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type = %q", ct)
@@ -231,7 +220,6 @@ func TestOriginAndHostStrict(t *testing.T) {
 	s := mcp.NewServer(nil)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + validMeta + `}}`
 	tests := []struct {
 		name    string
 		origins []string
@@ -246,10 +234,10 @@ func TestOriginAndHostStrict(t *testing.T) {
 		{"junk after the brackets", nil, "[::1]evil.com", 403},
 	}
 	for _, tt := range tests {
-		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "server/discover")
+		req, err := mcpwire.Request{Method: "server/discover"}.NewRequest(context.Background(), ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, o := range tt.origins {
 			req.Header.Add("Origin", o)
 		}

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,12 +50,6 @@ func touchHeaders() [][2]string {
 	}
 }
 
-type arrival struct {
-	id  int
-	at  time.Time
-	err error
-}
-
 // MeasureFanout starts a fresh server process (argv, as for Start) for impl
 // with the touch tool, opens listeners subscriptions/listen streams on it
 // (each acknowledgment checked), and then triggers triggers tool list
@@ -78,12 +71,8 @@ func MeasureFanout(argv []string, impl string, listeners, triggers int) ([]Fanou
 		return nil, err
 	}
 	defer l.Close()
-	arrivals := make(chan arrival, 4*listeners)
-	done := make(chan struct{})
-	defer close(done) // before l.Close: the readers stop reporting
-	for _, s := range l.streams {
-		go s.readNotifications(arrivals, done)
-	}
+	w := watchNotifications(l.streams)
+	defer w.close() // before l.Close: the readers stop reporting
 	toucher, err := newHTTPConnHeaders(p.URL, touchHeaders())
 	if err != nil {
 		return nil, err
@@ -96,49 +85,28 @@ func MeasureFanout(argv []string, impl string, listeners, triggers int) ([]Fanou
 		if err != nil {
 			return nil, err
 		}
-		t0 := time.Now()
-		status, msg, err := toucher.do(touchBody(k + 1))
-		if err == nil {
-			err = checkTouch(status, msg, k+1)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: tools/call %s: %w", impl, servers.TouchTool, err)
-		}
-		got := make(map[int]bool, listeners)
-		var first, last time.Time
-		timeout := time.After(10 * time.Second)
-		for len(got) < listeners {
-			select {
-			case a := <-arrivals:
-				if a.err != nil {
-					return nil, fmt.Errorf("%s: listener %d: %w", impl, a.id, a.err)
-				}
-				if got[a.id] {
-					return nil, fmt.Errorf("%s: listener %d received two notifications for one change", impl, a.id)
-				}
-				got[a.id] = true
-				if first.IsZero() {
-					first = a.at
-				}
-				last = a.at
-			case <-timeout:
-				return nil, fmt.Errorf("%s: change %d: %d of %d listeners received notifications/tools/list_changed within 10s", impl, k+1, len(got), listeners)
+		_, delays, err := w.change(k+1, 10*time.Second, func() error {
+			status, msg, err := toucher.do(touchBody(k + 1))
+			if err == nil {
+				err = checkTouch(status, msg, k+1)
 			}
+			if err != nil {
+				return fmt.Errorf("tools/call %s: %w", servers.TouchTool, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", impl, err)
 		}
 		cpu1, err := ProcCPUPrecise(p.Pid())
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Fanout{Latency: last.Sub(t0), First: first.Sub(t0), CPU: cpu1 - cpu0})
+		out = append(out, Fanout{Latency: slices.Max(delays), First: slices.Min(delays), CPU: cpu1 - cpu0})
 		// A server that sends more than one notification per change
 		// fails here rather than in the next change.
-		select {
-		case a := <-arrivals:
-			if a.err != nil {
-				return nil, fmt.Errorf("%s: listener %d: %w", impl, a.id, a.err)
-			}
-			return nil, fmt.Errorf("%s: listener %d received two notifications for one change", impl, a.id)
-		case <-time.After(200 * time.Millisecond):
+		if err := w.quiet(200 * time.Millisecond); err != nil {
+			return nil, fmt.Errorf("%s: %w", impl, err)
 		}
 	}
 	return out, nil
@@ -164,30 +132,6 @@ func checkTouch(status int, msg []byte, id int) error {
 		return fmt.Errorf("unexpected answer %.300q", msg)
 	}
 	return nil
-}
-
-// readNotifications reads the stream's events until it ends and reports
-// each notification (checked) on out; keep-alive comments are skipped.
-func (s *listenStream) readNotifications(out chan<- arrival, done <-chan struct{}) {
-	for {
-		var a arrival
-		line, err := s.events.ReadBytes('\n')
-		if err != nil {
-			a = arrival{id: s.id, err: fmt.Errorf("reading the stream: %w", err)}
-		} else if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:")); ok {
-			a = arrival{id: s.id, at: time.Now(), err: checkListChanged(bytes.TrimSpace(d), s.id)}
-		} else {
-			continue // event:, id:, comments (keep-alive), blank lines
-		}
-		select {
-		case out <- a:
-		case <-done:
-			return
-		}
-		if err != nil {
-			return
-		}
-	}
 }
 
 // checkListChanged checks a notification on listen stream id.

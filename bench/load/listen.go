@@ -32,6 +32,7 @@ type listenStream struct {
 	id     int
 	conn   net.Conn
 	events *bufio.Reader
+	notes  streamNotes // what the fan-out cases' reader records (notify.go)
 }
 
 // Close closes every stream.

@@ -24,6 +24,10 @@ type ListenScale struct {
 	// tools/call of touch to the stream's reading the notification.
 	P50, P99, Max time.Duration
 	Changes       int
+	// ChangeCPU is the server's CPU time per change (the tools/call of
+	// touch and the fan-out), from the threads' schedstat: unlike the
+	// delivery times, it hardly depends on what else the machine runs.
+	ChangeCPU time.Duration
 }
 
 // MeasureListenScale starts a fresh server process (argv, as for Start,
@@ -70,48 +74,48 @@ func MeasureListenScale(argv []string, impl string, n, changes int, idle time.Du
 	}
 	out.IdleCPU = float64(cpu1-cpu0) / float64(idle)
 
-	arrivals := make(chan arrival, 4*n)
-	done := make(chan struct{})
-	defer close(done)
-	for _, s := range l.streams {
-		go s.readNotifications(arrivals, done)
-	}
+	w := watchNotifications(l.streams)
+	defer w.close() // before l.Close: the readers stop reporting
 	toucher, err := newHTTPConnHeaders(p.URL, touchHeaders())
 	if err != nil {
 		return out, err
 	}
 	defer toucher.close()
 	var delays []time.Duration
+	var cpu time.Duration
 	for k := range changes {
-		t0 := time.Now()
-		status, msg, err := toucher.do(touchBody(k + 1))
-		if err == nil {
-			err = checkTouch(status, msg, k+1)
-		}
+		cpu0, err := ProcCPUPrecise(p.Pid())
 		if err != nil {
-			return out, fmt.Errorf("%s: tools/call %s: %w", impl, servers.TouchTool, err)
+			return out, err
 		}
-		got := make(map[int]bool, n)
-		timeout := time.After(30 * time.Second)
-		for len(got) < n {
-			select {
-			case a := <-arrivals:
-				if a.err != nil {
-					return out, fmt.Errorf("%s: listener %d: %w", impl, a.id, a.err)
-				}
-				if got[a.id] {
-					return out, fmt.Errorf("%s: listener %d received two notifications for one change", impl, a.id)
-				}
-				got[a.id] = true
-				delays = append(delays, a.at.Sub(t0))
-			case <-timeout:
-				return out, fmt.Errorf("%s: change %d: %d of %d listeners notified within 30s", impl, k+1, len(got), n)
+		_, d, err := w.change(k+1, 30*time.Second, func() error {
+			status, msg, err := toucher.do(touchBody(k + 1))
+			if err == nil {
+				err = checkTouch(status, msg, k+1)
 			}
+			if err != nil {
+				return fmt.Errorf("tools/call %s: %w", servers.TouchTool, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", impl, err)
 		}
-		time.Sleep(200 * time.Millisecond) // past the server's 10 ms change window
+		cpu1, err := ProcCPUPrecise(p.Pid())
+		if err != nil {
+			return out, err
+		}
+		cpu += cpu1 - cpu0
+		delays = append(delays, d...)
+		// Past the server's 10 ms change window; a second notification
+		// for this change fails here.
+		if err := w.quiet(200 * time.Millisecond); err != nil {
+			return out, fmt.Errorf("%s: %w", impl, err)
+		}
 	}
 	slices.Sort(delays)
 	pct := func(q float64) time.Duration { return delays[min(len(delays)-1, int(q*float64(len(delays))))] }
 	out.P50, out.P99, out.Max = pct(0.50), pct(0.99), delays[len(delays)-1]
+	out.ChangeCPU = cpu / time.Duration(changes)
 	return out, nil
 }

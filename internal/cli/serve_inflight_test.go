@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // TestServeMaxInFlight checks that --max-inflight caps the requests being
@@ -94,14 +96,5 @@ func TestServeMaxInFlightBad(t *testing.T) {
 
 func postDiscover(t *testing.T, url string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "server/discover")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return mcpwire.Send(t, context.Background(), url, mcpwire.Request{ID: "2", Method: "server/discover"})
 }

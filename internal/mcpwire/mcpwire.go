@@ -167,9 +167,9 @@ func (r Request) Bytes() []byte {
 	return append(b, '}')
 }
 
-// Message returns the message decoded, for tests that hand it to a
-// server's Handle seam without HTTP.
-func (r Request) Message() (jsonrpc.Message, error) { return jsonrpc.Decode(r.Bytes()) }
+// Message returns the message decoded as jsonrpc.Decode decodes it, for
+// tests that hand it to a server's Handle seam without HTTP.
+func (r Request) Message() (jsonrpc.Message, *jsonrpc.Error) { return jsonrpc.Decode(r.Bytes()) }
 
 // Headers returns the HTTP headers a client sends with the request:
 // Content-Type, Accept, and for a modern request MCP-Protocol-Version,

@@ -183,3 +183,13 @@ func TestLegacySession(t *testing.T) {
 		t.Errorf("tools/list in an unknown session: HTTP %d, want 404: %s", resp.Status, resp.Raw)
 	}
 }
+
+func TestMessage(t *testing.T) {
+	msg, err := mcpwire.Request{ID: `"a"`, Method: "tools/list"}.Message()
+	if err != nil || msg.Method != "tools/list" || string(msg.ID.Raw()) != `"a"` {
+		t.Errorf("Message: %+v, %v", msg, err)
+	}
+	if _, err := (mcpwire.Request{Method: "tools/list", Body: []byte(`{`)}).Message(); err == nil {
+		t.Error("a malformed body decoded without error")
+	}
+}

@@ -9,6 +9,11 @@
 // changes it triggers, a 30 s limit per change), so a run stops by itself.
 // The output is a Markdown table with the date, the machine and the load
 // average at the start and at the end, for BENCHMARKS.md.
+//
+// With -replicas N it measures N mcpkit replicas sharing one redis-server
+// instead (replicas.go): -per-replica listen streams on each, a change
+// made on one replica at a time, delivered to every stream of every
+// replica.
 package main
 
 import (
@@ -57,8 +62,8 @@ func main() {
 	}
 	fmt.Printf("Run %s on %s/%s, %d CPUs, %s; load average at start: %s\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg())
-	fmt.Println("| impl | streams | RSS per stream | idle CPU (share of one core) | list_changed p50 | p99 | max | load average after |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Println("| impl | streams | RSS per stream | idle CPU (share of one core) | list_changed p50 | p99 | max | server CPU per change | load average after |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, impl := range strings.Split(*impls, ",") {
 		bin := filepath.Join(tmp, "benchserver-"+impl)
 		build := exec.Command("go", "build", "-tags", "only_"+impl, "-o", bin, "./cmd/benchserver")
@@ -73,11 +78,11 @@ func main() {
 			}
 			r, err := load.MeasureListenScale([]string{bin, "-impl", impl}, impl, n, *changes, *idle)
 			if err != nil {
-				fmt.Printf("| %s | %d | failed: %v | | | | | %s |\n", impl, n, err, loadavg())
+				fmt.Printf("| %s | %d | failed: %v | | | | | | %s |\n", impl, n, err, loadavg())
 				continue
 			}
-			fmt.Printf("| %s | %d | %.1f KiB | %.2f%% | %s | %s | %s | %s |\n", impl, n, float64(r.RSSPerStream)/1024,
-				100*r.IdleCPU, ms(r.P50), ms(r.P99), ms(r.Max), loadavg())
+			fmt.Printf("| %s | %d | %.1f KiB | %.2f%% | %s | %s | %s | %s | %s |\n", impl, n, float64(r.RSSPerStream)/1024,
+				100*r.IdleCPU, ms(r.P50), ms(r.P99), ms(r.Max), ms(r.ChangeCPU), loadavg())
 		}
 	}
 }

@@ -1,0 +1,78 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package mcp
+
+import (
+	"net"
+	"os"
+	"syscall"
+)
+
+// rawWriter writes to a parked stream's socket without a write deadline:
+// one write system call, which takes what fits in the kernel's buffer and
+// never waits. A write deadline is a runtime timer that each write would
+// set (and that fires later, for nothing, on every stream of a fan-out):
+// with tens of thousands of streams per change, that is a fifth of the
+// cost of the writes. Only the rare write that does not fit waits, under
+// parkedWriteTimeout, on a goroutine of its own (parkedStream.finish).
+type rawWriter struct {
+	rc   syscall.RawConn
+	fn   func(fd uintptr) bool // w.write, bound once
+	left []byte                // what the current write has not written yet
+	err  error
+}
+
+// newRawWriter returns a rawWriter for c, or nil when c is not a socket of
+// its own: a TLS connection's bytes must go through TLS, so c is not
+// unwrapped.
+func newRawWriter(c net.Conn) *rawWriter {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	w := &rawWriter{rc: rc}
+	w.fn = w.write
+	return w
+}
+
+// write runs under the connection's write lock (RawConn.Write): it writes
+// as much of w.left as the socket takes now.
+func (w *rawWriter) write(fd uintptr) bool {
+	for len(w.left) > 0 {
+		n, err := syscall.Write(int(fd), w.left)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			if err != syscall.EAGAIN {
+				w.err = os.NewSyscallError("write", err)
+			}
+			break
+		}
+		if n <= 0 {
+			break
+		}
+		w.left = w.left[n:]
+	}
+	return true // never wait here: the caller decides
+}
+
+// tryWrite writes what the socket takes of b at once and returns the rest:
+// empty when all of b was written. When the connection refuses the write
+// as a whole (its deadline has passed: deliver dropped the stream; or it
+// is closed) it returns all of b and no error, for the caller's blocking
+// write to report.
+func (w *rawWriter) tryWrite(b []byte) ([]byte, error) {
+	w.left, w.err = b, nil
+	err := w.rc.Write(w.fn)
+	rest, werr := w.left, w.err
+	w.left, w.err = nil, nil
+	if err != nil {
+		return b, nil
+	}
+	return rest, werr
+}
