@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -207,13 +208,7 @@ func testTaskStoreOutageLoggedOnce(t *testing.T) {
 	waitUpdates := func(n int32) {
 		t.Helper()
 		target := st.updates.Load() + n
-		deadline := time.Now().Add(10 * time.Second)
-		for st.updates.Load() < target {
-			if time.Now().After(deadline) {
-				t.Fatalf("only %d store updates", st.updates.Load())
-			}
-			time.Sleep(time.Millisecond)
-		}
+		settle(t, fmt.Sprintf("%d more store updates", n), func() bool { return st.updates.Load() >= target })
 	}
 	st.fail.Store(true)
 	waitUpdates(10)

@@ -400,17 +400,7 @@ func testTaskProgress(t *testing.T) {
 	id := startTask(t, s, "steps")
 	awaitMessage := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			task := getTask(t, s, id)
-			if task["statusMessage"] == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("statusMessage = %v, want %q", task["statusMessage"], want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		settle(t, fmt.Sprintf("statusMessage %q", want), func() bool { return getTask(t, s, id)["statusMessage"] == want })
 	}
 	awaitMessage("1/3")
 	step <- struct{}{}
@@ -489,17 +479,11 @@ func testTaskLimit(t *testing.T) {
 	}
 	g.release <- "done"
 	awaitStatus(t, s, id, TaskCompleted)
-	// The slot is free again once the handler returned.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		r := ext(t, s, "tools/call", `{"name":"required","arguments":{}}`)
-		if r.Error == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still refused after the first task ended: %+v", r.Error)
-		}
-		time.Sleep(5 * time.Millisecond)
+	// The slot is free again once the handler returned: once every
+	// goroutine of the bubble is blocked, the first task's is done.
+	synctest.Wait()
+	if r := ext(t, s, "tools/call", `{"name":"required","arguments":{}}`); r.Error != nil {
+		t.Fatalf("still refused after the first task ended: %+v", r.Error)
 	}
 }
 
