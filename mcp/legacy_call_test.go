@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // TestLegacyDeleteCancelsRequests: DELETE of a session cancels the
@@ -55,15 +57,8 @@ func TestLegacyDeleteCancelsRequests(t *testing.T) {
 // legacyPost serves one POST of a 2025-11-25 client in process; sid is
 // the session's id ("" for initialize).
 func legacyPost(s *Server, sid, body string) *httptest.ResponseRecorder {
-	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	if sid != "" {
-		r.Header.Set("Mcp-Session-Id", sid)
-		r.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
 	w := httptest.NewRecorder()
-	s.ServeHTTP(w, r)
+	s.ServeHTTP(w, mcpwire.Request{Legacy: true, Session: sid, Body: []byte(body)}.ServerRequest())
 	return w
 }
 

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // legacyClient is a minimal 2025-11-25 Streamable HTTP client for tests.
@@ -42,7 +44,7 @@ func newLegacyHTTPHandler(t *testing.T, h http.Handler, caps string) *legacyClie
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	c := &legacyClient{t: t, url: ts.URL}
-	resp := c.post(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"clientInfo":{"name":"test","version":"1"}}}`)
+	resp := c.post(string(mcpwire.Initialize("", caps).Bytes()))
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	c.session = resp.Header.Get("Mcp-Session-Id")
@@ -54,18 +56,14 @@ func newLegacyHTTPHandler(t *testing.T, h http.Handler, caps string) *legacyClie
 
 func (c *legacyClient) do(ctx context.Context, method, body string, hdr ...string) *http.Response {
 	c.t.Helper()
-	req, err := http.NewRequestWithContext(ctx, method, c.url, strings.NewReader(body))
+	h := http.Header{}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		h.Set(hdr[i], hdr[i+1])
+	}
+	r := mcpwire.Request{Legacy: true, Session: c.session, Body: []byte(body), HTTPMethod: method, Header: h}
+	req, err := r.NewRequest(ctx, c.url)
 	if err != nil {
 		c.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -152,13 +153,11 @@ func benchParkedFanout(b *testing.B, n int) {
 }
 
 // benchWait polls cond for up to 10 seconds, outside the timed part of a
-// benchmark.
+// benchmark: the streams are real connections, whose state the kernel and
+// net/http own (realtime.Poll).
 func benchWait(b *testing.B, what string, cond func() bool) {
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			b.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	b.Helper()
+	realtime.Poll(b, 10*time.Second, what, cond)
 }
 
 // heapAndStacks is the memory a stream costs: live heap plus goroutine

@@ -75,10 +75,8 @@ func TestQuotaLegacySessions(t *testing.T) {
 	if w := quotaPost(s, "192.0.2.2:1000", "", initBody); w.Code != 200 {
 		t.Errorf("another address: %d %s", w.Code, w.Body)
 	}
-	del := httptest.NewRequest(http.MethodDelete, "/mcp", nil)
+	del := mcpwire.Request{Legacy: true, Session: ids[0], HTTPMethod: http.MethodDelete}.ServerRequest()
 	del.RemoteAddr = "192.0.2.1:1000"
-	del.Header.Set("Mcp-Session-Id", ids[0])
-	del.Header.Set("MCP-Protocol-Version", "2025-11-25")
 	dw := httptest.NewRecorder()
 	s.ServeHTTP(dw, del)
 	if dw.Code != 200 && dw.Code != 204 {
