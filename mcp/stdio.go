@@ -107,15 +107,15 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 // readLoop reads and dispatches lines until r ends, fails, or the
 // connection is stopped. It returns nil at the end of input.
 func (c *stdioConn) readLoop(ctx context.Context, r io.Reader) error {
-	// Responses served in this goroutine wait in the pending output until
-	// the reader is about to wait for input, and at its end.
+	// Responses served in this goroutine wait in c.local until the reader
+	// reads input (flushingReader), and at its end.
 	defer c.flush()
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(flushingReader{c, r}, 64<<10)
 	for {
 		line, err := readLine(br, c.s.maxBody)
 		if len(line) > 0 || errors.Is(err, errTooLarge) {
 			if errors.Is(err, errTooLarge) {
-				c.writeMsg(jsonrpc.AppendError(nil, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Message too large"}))
+				c.reply(jsonrpc.AppendError(nil, jsonrpc.ID{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Message too large"}))
 				err = nil
 			} else if !c.dispatch(ctx, line) {
 				return nil // stopped
@@ -127,12 +127,22 @@ func (c *stdioConn) readLoop(ctx context.Context, r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		if br.Buffered() == 0 {
-			// About to wait for input: write what the requests served
-			// inline left pending, in one write.
-			c.flush()
-		}
 	}
+}
+
+// flushingReader is the input of a stdio connection as its reading
+// goroutine reads it: before every read (which may wait for the client),
+// what the requests served inline queued is written, in one write. The
+// buffered reader reads only when it holds no whole line, so that output
+// waits for nothing but the lines already read.
+type flushingReader struct {
+	c *stdioConn
+	r io.Reader
+}
+
+func (f flushingReader) Read(p []byte) (int, error) {
+	f.c.flush()
+	return f.r.Read(p)
 }
 
 // readLine reads one line without its newline. Lines longer than limit are
@@ -186,6 +196,11 @@ type stdioConn struct {
 	mu       sync.Mutex // guards inflight and stopped
 	inflight map[string]*stdioCall
 	stopped  bool // no more dispatching
+	// calls is len(inflight) and halted is stopped, for reading without
+	// mu: only the reading goroutine adds calls, so that calls == 0 there
+	// means no id is in flight.
+	calls  atomic.Int32
+	halted atomic.Bool
 
 	// Writes are group-committed: a message is appended to pending, and
 	// the goroutine that finds no write in progress writes everything
@@ -206,8 +221,10 @@ type stdioConn struct {
 	sess *session
 
 	// scratch is the reading goroutine's buffer for the responses it
-	// serves inline, which are copied to the pending output at once.
-	scratch []byte
+	// serves inline, which are copied to local at once; local holds them
+	// until flush moves them to the pending output (reading goroutine
+	// only).
+	scratch, local []byte
 	// dc remembers the last request read, for the next (reading
 	// goroutine only).
 	dc decodeCache
@@ -228,6 +245,7 @@ func (c *stdioConn) endLegacy() {
 func (c *stdioConn) stop() {
 	c.mu.Lock()
 	c.stopped = true
+	c.halted.Store(true)
 	c.mu.Unlock()
 }
 
@@ -280,30 +298,39 @@ func (n stdioNotifier) Notify(msg []byte) {
 // writeMsg returns.
 func (c *stdioConn) writeMsg(msg []byte) {
 	c.wmu.Lock()
-	if !c.appendLocked(msg) {
+	if !c.appendLocked(msg, true) {
 		c.wmu.Unlock()
 		return
 	}
 	c.flushLocked()
 }
 
-// queueMsg appends msg to the pending output without writing it, unless
-// enough is pending: the reading goroutine flushes before it waits for more
-// input. It is used for responses served inline, so that a burst of
-// pipelined requests is answered with one write.
+// queueMsg appends msg and a newline to the reading goroutine's own output
+// (c.local), without a lock and without writing it, unless enough is
+// there: the reading goroutine flushes before it waits for more input. It
+// is used for responses served inline, so that a burst of pipelined
+// requests is answered with one write. Only the reading goroutine calls
+// it.
 func (c *stdioConn) queueMsg(msg []byte) {
-	c.wmu.Lock()
-	if !c.appendLocked(msg) || len(c.pending) < stdioQueueBytes {
-		c.wmu.Unlock()
-		return
+	c.local = append(c.local, msg...)
+	c.local = append(c.local, '\n')
+	if len(c.local) >= stdioQueueBytes {
+		c.flush()
 	}
-	c.flushLocked()
 }
 
-// appendLocked appends msg and a newline to the pending output, first
-// waiting while too much is pending behind a write in progress. It reports
-// false, appending nothing, once ServeStdio has returned. c.wmu is held.
-func (c *stdioConn) appendLocked(msg []byte) bool {
+// reply writes msg after what the reading goroutine queued, now (or as
+// part of the write in progress). Only the reading goroutine calls it.
+func (c *stdioConn) reply(msg []byte) {
+	c.queueMsg(msg)
+	c.flush()
+}
+
+// appendLocked appends msg (and a newline when nl is set) to the pending
+// output, first waiting while too much is pending behind a write in
+// progress. It reports false, appending nothing, once ServeStdio has
+// returned. c.wmu is held.
+func (c *stdioConn) appendLocked(msg []byte, nl bool) bool {
 	for c.flushing && len(c.pending) >= stdioMaxPending && !c.closed {
 		c.wcond.Wait()
 	}
@@ -311,14 +338,32 @@ func (c *stdioConn) appendLocked(msg []byte) bool {
 		return false
 	}
 	c.pending = append(c.pending, msg...)
-	c.pending = append(c.pending, '\n')
+	if nl {
+		c.pending = append(c.pending, '\n')
+	}
 	return true
 }
 
-// flush writes everything pending (or leaves it to the goroutine that is
-// writing).
+// flush moves what the reading goroutine queued to the pending output and
+// writes everything pending (or leaves it to the goroutine that is
+// writing). Only the reading goroutine calls it. Messages of other
+// goroutines do not wait in the pending output: the goroutine that appends
+// one writes it, or the goroutine writing does.
 func (c *stdioConn) flush() {
+	if len(c.local) == 0 {
+		return
+	}
 	c.wmu.Lock()
+	ok := c.appendLocked(c.local, false)
+	if cap(c.local) <= 2*stdioQueueBytes {
+		c.local = c.local[:0]
+	} else {
+		c.local = nil
+	}
+	if !ok {
+		c.wmu.Unlock()
+		return
+	}
 	c.flushLocked()
 }
 
@@ -364,7 +409,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 	var msg jsonrpc.Message
 	var mv metaVisitor
 	if derr := c.dc.decode(line, &msg, &mv); derr != nil {
-		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, derr))
+		c.reply(jsonrpc.AppendError(nil, msg.ID, derr))
 		return true
 	}
 	if c.sess == nil && c.s.icpt == nil && msg.Method == "server/discover" && msg.IsRequest() {
@@ -395,7 +440,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 // It reports false, leaving msg and mv unchanged, when a span is not inside
 // line.
 func (call *stdioCall) own(line []byte, msg *jsonrpc.Message, mv *metaVisitor) bool {
-	return moveSpans(msg, mv, line, call.line, func(off, n int) (int, bool) { return off, true })
+	return moveSpans(msg, mv, line, call.line)
 }
 
 // route delivers the messages that are not requests: a response, from a
@@ -435,7 +480,7 @@ func (c *stdioConn) serveInitialize(ctx context.Context, msg *jsonrpc.Message) b
 		c.mu.Unlock()
 	}
 	resp, _ := c.s.Handle(ctx, nil, &Incoming{Message: msg, Transport: TransportStdio, session: c.sess}, nil)
-	c.writeMsg(resp)
+	c.reply(resp)
 	return true
 }
 
@@ -475,10 +520,11 @@ func (c *stdioConn) start(ctx context.Context, call *stdioCall) bool {
 		c.mu.Unlock()
 		c.release(call)
 		call.cancel()
-		c.writeMsg(jsonrpc.AppendError(nil, msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight"}))
+		c.reply(jsonrpc.AppendError(nil, msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight"}))
 		return true
 	}
 	c.inflight[call.key] = call
+	c.calls.Add(1)
 	c.wg.Add(1)
 	c.mu.Unlock()
 	c.run(call)
@@ -511,6 +557,7 @@ func (c *stdioConn) serve(call *stdioCall) {
 	c.s.putBuf(buf)
 	c.mu.Lock()
 	delete(c.inflight, call.key)
+	c.calls.Add(-1)
 	c.mu.Unlock()
 	call.cancel()
 }
@@ -524,15 +571,16 @@ func (c *stdioConn) serve(call *stdioCall) {
 // answers that) and, like dispatch, false as its second result when the
 // connection has been stopped.
 func (c *stdioConn) inline(msg *jsonrpc.Message, mv *metaVisitor) (served, ok bool) {
-	c.mu.Lock()
-	stopped := c.stopped
-	_, dup := c.inflight[string(msg.ID.Raw())]
-	c.mu.Unlock()
-	if stopped {
+	if c.halted.Load() {
 		return true, false
 	}
-	if dup {
-		return false, true
+	if c.calls.Load() > 0 {
+		c.mu.Lock()
+		_, dup := c.inflight[string(msg.ID.Raw())]
+		c.mu.Unlock()
+		if dup {
+			return false, true
+		}
 	}
 	// What handle does for server/discover without interceptors, with
 	// msg on the caller's frame: no allocation.

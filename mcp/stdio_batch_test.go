@@ -228,8 +228,9 @@ func (w *countingWriter) snapshot() (string, int) {
 // TestStdioFlushesWhenInputIdle checks that the responses the reading
 // goroutine serves (server/discover) are written as soon as no more input
 // is waiting, while the input stays open: the server does not hold them
-// until more input or the end of input comes. Three lines that arrive in
-// one read are answered in one write.
+// until more input or the end of input comes, nor while the start of the
+// next line waits for its end. Three lines that arrive in one read are
+// answered in one write.
 //
 // It runs in a synctest bubble: "written" is checked once every goroutine
 // is blocked (the server in its next read), without a timeout.
@@ -241,17 +242,26 @@ func TestStdioFlushesWhenInputIdle(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- s.ServeStdio(ctx, pr, &out) }()
-		for round, ids := range [][]int{{1}, {2, 3, 4}} {
-			var in string
-			for _, id := range ids {
-				in += discoverLine(id)
-			}
+		// Round 2 ends with the start of the line of id 5, which waits
+		// for its end (round 3) and must not hold back the responses
+		// before it.
+		five := discoverLine(5)
+		rounds := []struct {
+			in    string
+			lines int
+		}{
+			{discoverLine(1), 1},
+			{discoverLine(2) + discoverLine(3) + discoverLine(4) + five[:20], 4},
+			{five[20:], 5},
+		}
+		for round, r := range rounds {
+			in := r.in
 			go io.WriteString(pw, in)
 			synctest.Wait() // the server waits for more input
 			got, writes := out.snapshot()
 			lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-			if len(lines) != ids[len(ids)-1] {
-				t.Fatalf("round %d: %d response lines written while the input is idle, want %d:\n%s", round, len(lines), ids[len(ids)-1], got)
+			if len(lines) != r.lines {
+				t.Fatalf("round %d: %d response lines written while the input is idle, want %d:\n%s", round, len(lines), r.lines, got)
 			}
 			for i, l := range lines {
 				if !strings.HasPrefix(l, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{`, i+1)) {

@@ -27,12 +27,32 @@ const maxCachedLine = 4 << 10
 type decodeCache struct {
 	line           []byte // a copy of the request, or nil
 	idStart, idEnd int    // the span of the id's value in line
-	msg            jsonrpc.Message
-	mv             metaVisitor // finished; no _meta error
+	// method and rm are what line decoded into (with a finished
+	// metaVisitor, without a _meta error), with the spans into line set
+	// to nil: at holds where those spans (params, then the _meta members
+	// and the params that rm.p was packed from, as listed by cachedSpans)
+	// lie in line; n is 0 for a nil span.
+	method string
+	rm     reqMeta
+	at     [numCached]struct{ off, n int }
 }
 
-// decode decodes line as decodeVisit does, with mv collecting the _meta of
-// params and finished, through the cache. msg and mv point into line.
+// numCached is the number of spans a decodeCache moves: the ones
+// cachedSpans lists.
+const numCached = 7
+
+// cachedSpans returns pointers to the spans of msg and mv that point into
+// the decoded line, besides the id and a response's result: every span
+// reqMeta holds must be here (TestStdioCallOwnsSpans checks that moveSpans,
+// which moves these, leaves none behind).
+func cachedSpans(msg *jsonrpc.Message, mv *metaVisitor) [numCached]*[]byte {
+	rm := &mv.rm
+	return [numCached]*[]byte{(*[]byte)(&msg.Params), &rm.version, &rm.caps, &rm.clientInfo, &rm.logLevel, &rm.progressToken, &rm.p.src}
+}
+
+// decode decodes line as decodeVisit does, with mv (zero) collecting the
+// _meta of params and finished, through the cache. msg and mv point into
+// line.
 func (dc *decodeCache) decode(line []byte, msg *jsonrpc.Message, mv *metaVisitor) *jsonrpc.Error {
 	if dc.hit(line, msg, mv) {
 		return nil
@@ -49,8 +69,8 @@ func (dc *decodeCache) decode(line []byte, msg *jsonrpc.Message, mv *metaVisitor
 }
 
 // hit answers line from the remembered request when line is that request
-// with another id: it sets msg and mv to the remembered ones moved onto
-// line.
+// with another id: it sets msg and mv to the remembered ones with their
+// spans in line.
 func (dc *decodeCache) hit(line []byte, msg *jsonrpc.Message, mv *metaVisitor) bool {
 	old := dc.line
 	if old == nil {
@@ -64,25 +84,26 @@ func (dc *decodeCache) hit(line []byte, msg *jsonrpc.Message, mv *metaVisitor) b
 	if !plainID(rawID) {
 		return false
 	}
-	id, ok := jsonrpc.RawID(rawID)
-	if !ok {
-		return false
-	}
-	m, v := dc.msg, dc.mv
+	// A span after the id moves with the end of the id; none spans it.
 	shift := len(rawID) - (dc.idEnd - dc.idStart)
-	if !moveSpans(&m, &v, old, line, func(off, n int) (int, bool) {
-		switch {
-		case off >= dc.idEnd:
-			return off + shift, true
-		case off+n <= dc.idStart:
-			return off, true
+	span := func(i int) []byte {
+		a := dc.at[i]
+		if a.n == 0 {
+			return nil
 		}
-		return 0, false // the id itself, or a span around it
-	}) {
-		return false
+		off := a.off
+		if off >= dc.idEnd {
+			off += shift
+		}
+		return line[off : off+a.n]
 	}
-	m.ID = id
-	*msg, *mv = m, v
+	// In the order of cachedSpans.
+	*msg = jsonrpc.Message{Method: dc.method, Params: span(0)}
+	msg.ID, _ = jsonrpc.RawID(rawID)
+	mv.rm, mv.err, mv.done = dc.rm, nil, true
+	rm := &mv.rm
+	rm.version, rm.caps, rm.clientInfo, rm.logLevel, rm.progressToken = span(1), span(2), span(3), span(4), span(5)
+	rm.p.src = span(6)
 	return true
 }
 
@@ -91,21 +112,35 @@ func (dc *decodeCache) hit(line []byte, msg *jsonrpc.Message, mv *metaVisitor) b
 // well formed, and not too long.
 func (dc *decodeCache) store(line []byte, msg *jsonrpc.Message, mv *metaVisitor) {
 	rawID := msg.ID.Raw()
-	if !msg.IsRequest() || mv.err != nil || len(line) > maxCachedLine || !plainID(rawID) {
+	if !msg.IsRequest() || mv.err != nil || msg.Result != nil || len(line) > maxCachedLine || !plainID(rawID) {
 		return
 	}
 	start, ok := spanOffset(line, rawID)
 	if !ok {
 		return
 	}
-	keep := append(dc.line[:0], line...)
-	m, v := *msg, *mv
-	if !moveSpans(&m, &v, line, keep, func(off, n int) (int, bool) { return off, true }) {
-		return
+	end := start + len(rawID)
+	var at [numCached]struct{ off, n int }
+	for i, p := range cachedSpans(msg, mv) {
+		if *p == nil {
+			continue
+		}
+		off, ok := spanOffset(line, *p)
+		if !ok || (off < end && off+len(*p) > start) {
+			return // outside line, or around the id
+		}
+		at[i].off, at[i].n = off, len(*p)
 	}
-	dc.line, dc.idStart, dc.idEnd = keep, start, start+len(rawID)
-	dc.msg, dc.mv = m, v
-	dc.msg.ID = jsonrpc.ID{} // set on every hit
+	dc.line = append(dc.line[:0], line...)
+	dc.idStart, dc.idEnd, dc.at = start, end, at
+	dc.method, dc.rm = msg.Method, mv.rm
+	// The spans are set on every hit, from at; drop the ones into line.
+	var m jsonrpc.Message
+	v := metaVisitor{rm: dc.rm}
+	for _, p := range cachedSpans(&m, &v) {
+		*p = nil
+	}
+	dc.rm = v.rm
 }
 
 // plainID reports whether b is a JSON integer (-?(0|[1-9][0-9]*)) or a JSON
@@ -152,41 +187,35 @@ func spanOffset(from, b []byte) (int, bool) {
 }
 
 // moveSpans moves what msg and mv, decoded from from, hold into from onto
-// to: the span at offset off of from, n bytes long, becomes the span at
-// where(off, n) of to. It reports false, leaving msg and mv unchanged, when
-// a span is not inside from or where refuses it. mv must be finished; what
-// finish leaves besides rm and err is dropped (nothing reads it again).
-// Every span reqMeta holds must be moved here (TestStdioCallOwnsSpans
-// checks that none is left behind).
-func moveSpans(msg *jsonrpc.Message, mv *metaVisitor, from, to []byte, where func(off, n int) (int, bool)) bool {
+// to, a copy of from: a span of from becomes the same span of to. It
+// reports false, leaving msg and mv unchanged, when a span is not inside
+// from. mv must be finished; what finish leaves besides rm and err is
+// dropped (nothing reads it again).
+func moveSpans(msg *jsonrpc.Message, mv *metaVisitor, from, to []byte) bool {
 	ok := true
 	move := func(b []byte) []byte {
 		if b == nil || !ok {
 			return b
 		}
 		off, in := spanOffset(from, b)
-		if in {
-			off, in = where(off, len(b))
-		}
-		if !in || off < 0 || off+len(b) > len(to) {
+		if !in || off+len(b) > len(to) {
 			ok = false
 			return b
 		}
 		return to[off : off+len(b)]
 	}
-	id := move(msg.ID.Raw())
-	params, result := move(msg.Params), move(msg.Result)
-	rm := mv.rm
-	rm.version, rm.caps, rm.clientInfo = move(rm.version), move(rm.caps), move(rm.clientInfo)
-	rm.logLevel, rm.progressToken = move(rm.logLevel), move(rm.progressToken)
-	rm.p.src = move(rm.p.src)
+	m, v := *msg, metaVisitor{rm: mv.rm, err: mv.err, done: mv.done}
+	id := move(m.ID.Raw())
+	m.Result = move(m.Result)
+	for _, p := range cachedSpans(&m, &v) {
+		*p = move(*p)
+	}
 	if !ok {
 		return false
 	}
 	if id != nil {
-		msg.ID, _ = jsonrpc.RawID(id)
+		m.ID, _ = jsonrpc.RawID(id)
 	}
-	msg.Params, msg.Result = params, result
-	*mv = metaVisitor{rm: rm, err: mv.err, done: mv.done}
+	*msg, *mv = m, v
 	return true
 }

@@ -64,6 +64,33 @@ func checkSpansOutside(t *testing.T, what string, v reflect.Value, buf []byte) {
 	walk("", v)
 }
 
+// checkNoSpans fails when a byte slice anywhere in v is not nil.
+func checkNoSpans(t *testing.T, v reflect.Value) {
+	t.Helper()
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(path, v.Elem())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				walk(path+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+		case reflect.Array:
+			for i := range v.Len() {
+				walk(path, v.Index(i))
+			}
+		case reflect.Slice:
+			if !v.IsNil() {
+				t.Errorf("the decode cache keeps %s%s", v.Type(), path)
+			}
+		}
+	}
+	walk("", v)
+}
+
 // ownCases are requests with every span reqMeta holds.
 var ownCases = []struct{ name, line string }{
 	{"tools/call with every _meta member", `{"jsonrpc":"2.0","id":"a1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"inputResponses":{},"requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/logLevel":"info","progressToken":7,"trace":"x"}}}`},
@@ -142,6 +169,9 @@ func checkCached(t *testing.T, dc *decodeCache, line []byte) {
 	if !reflect.DeepEqual(msg, want) {
 		t.Fatalf("decode(%q) = %+v, want %+v", line, msg, want)
 	}
+	// What the cache keeps besides its copy holds no span (a span it
+	// does not move on a hit would point into an old line).
+	checkNoSpans(t, reflect.ValueOf(dc.rm))
 	if !reflect.DeepEqual(mv.rm, wantMV.rm) || !reflect.DeepEqual(mv.err, wantMV.err) || !mv.done {
 		t.Fatalf("decode(%q) _meta = %+v (err %v), want %+v (err %v)", line, mv.rm, mv.err, wantMV.rm, wantMV.err)
 	}
