@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"runtime/metrics"
 	"slices"
 	"strconv"
@@ -91,8 +92,8 @@ type QuotaOptions struct {
 	// goroutines wait for a CPU), which handlers that wait do not raise.
 	// When its 90th percentile stays above MaxQueueDelay for 30 ms, the
 	// limit drops to 3/4 of the requests then in flight, and on while the
-	// delay stays high, down to a floor (the lower of 16 and
-	// MaxInFlightRequests); while the delay is under half of it and
+	// delay stays high, down to a floor (twice GOMAXPROCS, at least 4,
+	// at most MaxInFlightRequests); while the delay is under half of it and
 	// requests reach the limit, the limit grows by a sixteenth per 10 ms,
 	// up to MaxInFlightRequests. A request past the limit gets the 503 of
 	// MaxInFlightRequests, its data naming the limit then in force.
@@ -225,9 +226,14 @@ const (
 	// above the target before the limit drops: a burst (a GC cycle, a
 	// wave of arrivals) is not a standing queue.
 	adaptHighWindows = 3
-	// adaptFloor is the least the adaptive limit drops to (or
-	// MaxInFlightRequests, when lower).
-	adaptFloor = 16
+	// adaptFloorPerCPU, times GOMAXPROCS, is the least the adaptive
+	// limit drops to (at least adaptMinFloor, at most
+	// MaxInFlightRequests): enough to keep every CPU busy while one
+	// request per CPU waits for I/O. Measured on 2 cores with 1 ms
+	// handlers at 2x capacity on a starved host (bench/NOTES.md), a floor
+	// of 16 let requests wait 1-1.6 s before admission, 4 about 0.2 s.
+	adaptFloorPerCPU = 2
+	adaptMinFloor    = 4
 	// adaptMinSamples is the least sampled scheduling events a window
 	// needs to count; fewer say little about queueing.
 	adaptMinSamples = 8
@@ -254,7 +260,8 @@ type adaptiveLimit struct {
 }
 
 func newAdaptiveLimit(ceiling int64, target time.Duration, read func() (time.Duration, bool)) *adaptiveLimit {
-	a := &adaptiveLimit{max: ceiling, floor: min(adaptFloor, ceiling), target: target, read: read, start: time.Now()}
+	floor := min(max(adaptMinFloor, adaptFloorPerCPU*int64(runtime.GOMAXPROCS(0))), ceiling)
+	a := &adaptiveLimit{max: ceiling, floor: floor, target: target, read: read, start: time.Now()}
 	a.limit.Store(ceiling)
 	a.next.Store(int64(adaptWindow))
 	return a
