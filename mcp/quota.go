@@ -90,17 +90,19 @@ type QuotaOptions struct {
 	// keeps a limit that it adjusts every 10 ms from the Go scheduler's
 	// latency (runtime/metrics /sched/latencies:seconds: how long runnable
 	// goroutines wait for a CPU), which handlers that wait do not raise.
-	// When its 90th percentile stays above MaxQueueDelay for 30 ms, the
-	// limit drops to 3/4 of the requests then in flight, and on while the
-	// delay stays high, down to a floor (twice GOMAXPROCS, at least 4,
-	// at most MaxInFlightRequests); while the delay is under half of it and
-	// requests reach the limit, the limit grows by a sixteenth per 10 ms,
+	// When its 90th percentile stays above MaxQueueDelay for 30 ms while
+	// at least half as many goroutines wait for a CPU as requests are in
+	// flight (so that fewer requests would shorten the queue), the limit
+	// drops to 3/4 of the requests then in flight, and on while that
+	// lasts, down to a floor (twice GOMAXPROCS, at least 4, at most
+	// MaxInFlightRequests); while the delay is under half of it and
+	// requests reach the limit, the limit grows by a quarter per 10 ms,
 	// up to MaxInFlightRequests. A request past the limit gets the 503 of
 	// MaxInFlightRequests, its data naming the limit then in force.
 	// The delay is the whole process's: CPU taken by other work in the
-	// process (or, on a starved host, by other processes) also sheds
-	// requests, which is what an overloaded process should do. Default
-	// 5 ms. Off keeps the limit at MaxInFlightRequests.
+	// process (or, on a starved host, by other processes) sheds requests
+	// too, as long as the requests in flight are among those waiting for
+	// it. Default 5 ms. Off keeps the limit at MaxInFlightRequests.
 	MaxQueueDelay time.Duration
 }
 
@@ -167,6 +169,7 @@ func (q *quotas) init(o *QuotaOptions) {
 	}
 	if target := offSetting(o.MaxQueueDelay, defaultMaxQueueDelay); target > 0 && q.maxRequests > 0 {
 		q.adapt = newAdaptiveLimit(q.maxRequests, target, readSchedLatency())
+		q.adapt.runnable = readRunnable()
 	}
 }
 
@@ -257,6 +260,8 @@ type adaptiveLimit struct {
 	// percentile of the scheduling latency since the last read) and
 	// whether it had enough samples to count.
 	read func() (time.Duration, bool)
+	// runnable returns the goroutines waiting for a CPU now.
+	runnable func() int64
 }
 
 func newAdaptiveLimit(ceiling int64, target time.Duration, read func() (time.Duration, bool)) *adaptiveLimit {
@@ -283,7 +288,13 @@ func (a *adaptiveLimit) tick(inFlight int64) {
 	if !ok {
 		return
 	}
-	l, high := adaptStep(adaptState{limit: a.limit.Load(), inFlight: inFlight, shed: a.shed.Swap(false), high: a.high},
+	st := adaptState{limit: a.limit.Load(), inFlight: inFlight, shed: a.shed.Swap(false), high: a.high}
+	if d > a.target && a.runnable != nil {
+		st.runnable = a.runnable()
+	} else {
+		st.runnable = inFlight
+	}
+	l, high := adaptStep(st,
 		d, a.target, a.floor, a.max)
 	a.limit.Store(l)
 	a.high = high
@@ -294,6 +305,9 @@ type adaptState struct {
 	limit, inFlight int64
 	shed            bool // a request was refused in the window
 	high            int  // windows in a row with the delay above target before this one
+	// runnable counts the goroutines waiting for a CPU at the end of the
+	// window (read only when the delay is over target).
+	runnable int64
 }
 
 // adaptStep returns the limit after a window whose delay was d, and the
@@ -305,14 +319,36 @@ func adaptStep(s adaptState, d, target time.Duration, floor, ceiling int64) (lim
 		if high < adaptHighWindows {
 			return s.limit, high
 		}
+		if s.runnable*2 < s.inFlight {
+			// Most requests in flight wait (for a backend, a client),
+			// not for a CPU: fewer of them would not shorten the queue,
+			// which is someone else's (shedding, other work, other
+			// processes).
+			return s.limit, high
+		}
 		// A standing queue: drop to 3/4 of what is in flight (the limit
 		// may be far above it), and again each window it stays.
 		return min(s.limit, max(floor, min(s.limit, s.inFlight)*3/4)), high
 	case d < target/2 && (s.shed || s.inFlight >= s.limit*3/4):
-		// No queueing, and the limit binds: grow.
-		return min(ceiling, s.limit+s.limit/16+1), 0
+		// No queueing, and the limit binds: grow, by a quarter, so that
+		// a limit cut by a burst of delay that shedding could not help
+		// (the host took the CPU) comes back in a few tens of ms.
+		return min(ceiling, s.limit+s.limit/4+1), 0
 	}
 	return s.limit, 0
+}
+
+// readRunnable returns a reader of the goroutines waiting for a CPU, from
+// runtime/metrics (a look at the run queues, under the scheduler's lock).
+func readRunnable() func() int64 {
+	sample := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
+	return func() int64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return 1 << 62 // unknown: do not hold the limit up
+		}
+		return int64(sample[0].Value.Uint64())
+	}
 }
 
 // readSchedLatency returns a reader of the Go scheduler's latency: the

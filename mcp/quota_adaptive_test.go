@@ -26,14 +26,15 @@ func TestAdaptStep(t *testing.T) {
 	}{
 		{"a first window over target waits", adaptState{limit: 1024, inFlight: 400}, 20 * time.Millisecond, 1024, 1},
 		{"a second one too", adaptState{limit: 1024, inFlight: 400, high: 1}, 20 * time.Millisecond, 1024, 2},
-		{"the third drops to 3/4 of the requests in flight", adaptState{limit: 1024, inFlight: 400, high: 2}, 20 * time.Millisecond, 300, 3},
-		{"and on while it stays over", adaptState{limit: 300, inFlight: 300, high: 3}, 20 * time.Millisecond, 225, 4},
-		{"never below the floor", adaptState{limit: 20, inFlight: 20, high: 5}, time.Second, 16, 6},
-		{"never above the limit it had", adaptState{limit: 100, inFlight: 400, high: 5}, 20 * time.Millisecond, 75, 6},
+		{"the third drops to 3/4 of the requests in flight", adaptState{limit: 1024, inFlight: 400, runnable: 398, high: 2}, 20 * time.Millisecond, 300, 3},
+		{"and on while it stays over", adaptState{limit: 300, inFlight: 300, runnable: 150, high: 3}, 20 * time.Millisecond, 225, 4},
+		{"not while most requests in flight wait for something else", adaptState{limit: 300, inFlight: 300, runnable: 149, high: 3}, 20 * time.Millisecond, 300, 4},
+		{"never below the floor", adaptState{limit: 20, inFlight: 20, runnable: 20, high: 5}, time.Second, 16, 6},
+		{"never above the limit it had", adaptState{limit: 100, inFlight: 400, runnable: 400, high: 5}, 20 * time.Millisecond, 75, 6},
 		{"at the target it holds", adaptState{limit: 100, inFlight: 100, high: 5}, target, 100, 0},
 		{"under the target but over half of it it holds", adaptState{limit: 100, inFlight: 100, shed: true}, 3 * time.Millisecond, 100, 0},
-		{"under half the target, reached: it grows by a sixteenth", adaptState{limit: 100, inFlight: 80}, time.Millisecond, 107, 0},
-		{"under half the target, shed: it grows", adaptState{limit: 16, inFlight: 2, shed: true}, 0, 18, 0},
+		{"under half the target, reached: it grows by a quarter", adaptState{limit: 100, inFlight: 80}, time.Millisecond, 126, 0},
+		{"under half the target, shed: it grows", adaptState{limit: 16, inFlight: 2, shed: true}, 0, 21, 0},
 		{"under half the target, not reached: it holds", adaptState{limit: 100, inFlight: 74}, 0, 100, 0},
 		{"it grows up to the ceiling", adaptState{limit: 1020, inFlight: 1020}, 0, 1024, 0},
 		{"a quiet window ends a run over target", adaptState{limit: 1024, inFlight: 400, high: 2}, time.Millisecond, 1024, 0},
@@ -49,8 +50,10 @@ func TestAdaptStep(t *testing.T) {
 }
 
 // TestAdaptiveInFlight: with MaxInFlightRequests 64 and calls held in
-// their handler, a scheduler delay above MaxQueueDelay for three windows
-// drops the limit to 3/4 of the requests in flight (floor 16), and the
+// their handler, a scheduler delay above MaxQueueDelay leaves the limit
+// alone while the calls wait for something else than a CPU; once as many
+// goroutines wait for a CPU as calls are in flight, it drops the limit to
+// 3/4 of the requests in flight (and on, to the floor), and the
 // next request is shed with 503, Retry-After and data naming the limit in
 // force, before its handler runs; once the delay is gone, the limit grows
 // back as requests reach it, up to MaxInFlightRequests and no further.
@@ -63,6 +66,8 @@ func TestAdaptiveInFlight(t *testing.T) {
 		AddTool(s, &Tool{Name: "held", Description: "d"}, g.handler)
 		var delay atomic.Int64
 		s.quota.adapt.read = func() (time.Duration, bool) { return time.Duration(delay.Load()), true }
+		var runnable atomic.Int64 // goroutines waiting for a CPU
+		s.quota.adapt.runnable = runnable.Load
 
 		call := mcpwire.Request{Method: "tools/call", Params: `{"name":"held","arguments":{}}`}
 		var wg sync.WaitGroup
@@ -88,14 +93,19 @@ func TestAdaptiveInFlight(t *testing.T) {
 
 		hold(24)
 		delay.Store(int64(50 * time.Millisecond))
-		for range 2 { // two windows over the target: the limit holds
+		// The held calls wait (as for a backend): no goroutine waits for a
+		// CPU, so fewer calls would not shorten the queue, and the limit
+		// holds however long the delay lasts.
+		for range 5 {
 			time.Sleep(adaptWindow)
 			if r := mcpwire.Serve(t, s, discover); r.Status != http.StatusOK {
-				t.Fatalf("discover while the limit is still 64: %d %s", r.Status, r.Raw)
+				t.Fatalf("discover while the calls in flight wait for something else: %d %s", r.Status, r.Raw)
 			}
 		}
-		// The third: the limit drops to 3/4 of the 24 in flight, before
-		// this request is admitted.
+		// Now as many goroutines wait for a CPU as calls are in flight:
+		// the limit drops to 3/4 of the 24 in flight, before this request
+		// is admitted.
+		runnable.Store(24)
 		time.Sleep(adaptWindow)
 		r := mcpwire.Serve(t, s, call)
 		if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
@@ -116,7 +126,7 @@ func TestAdaptiveInFlight(t *testing.T) {
 		}
 		floor := min(max(4, 2*int64(runtime.GOMAXPROCS(0))), 18)
 		if l := s.quota.adapt.limit.Load(); l != floor {
-			t.Errorf("limit after 11 windows over the target: %d, want the floor %d", l, floor)
+			t.Errorf("limit after 8 more windows over the target: %d, want the floor %d", l, floor)
 		}
 
 		// The delay is gone: as calls reach the limit, it grows back to 64.
