@@ -255,7 +255,8 @@ type stdioCall struct {
 	// the reader's line), with its _meta.
 	line []byte
 	msg  jsonrpc.Message
-	mv   metaVisitor
+	rm   reqMeta  // the _meta, as a finished metaVisitor has it
+	merr *Error   // and its error
 	sess *session // the connection's legacy session when it was read
 
 	key    string // the raw id, the key in stdioConn.inflight
@@ -263,6 +264,8 @@ type stdioCall struct {
 	cancel context.CancelFunc
 	listen bool   // a subscriptions/listen stream
 	finish func() // ends the listen stream gracefully; set once it is open
+
+	notifier stdioNotifier // the call's Notifier, set by serve
 
 	mu        sync.Mutex
 	cancelled bool
@@ -426,7 +429,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 		msg, _ = decodeVisit(call.line, mv.visit)
 		mv.finish(msg.Params)
 	}
-	call.msg, call.mv = msg, mv
+	call.msg, call.rm, call.merr = msg, mv.rm, mv.err
 	if c.route(&call.msg) {
 		return true
 	}
@@ -546,7 +549,11 @@ func (c *stdioConn) serve(call *stdioCall) {
 		c.wg.Done()
 	}()
 	buf := c.s.getBuf()
-	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, stdioNotifier{c: c, call: call, sess: call.sess}, nil, &call.mv)
+	// A pointer to the notifier in the call: the Notifier costs no
+	// allocation of its own.
+	call.notifier = stdioNotifier{c: c, call: call, sess: call.sess}
+	mv := metaVisitor{rm: call.rm, err: call.merr, done: true}
+	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, &call.notifier, nil, &mv)
 	call.mu.Lock()
 	call.done = true
 	if !call.cancelled && len(resp) > 0 {
