@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -305,6 +306,19 @@ func (c *stdioConn) writeMsg(msg []byte) {
 		c.wmu.Unlock()
 		return
 	}
+	if c.flushing || c.closed {
+		c.wmu.Unlock()
+		return
+	}
+	// This goroutine writes. It first lets the goroutines that are ready
+	// to run (workers finishing requests of the same burst) append their
+	// messages, so that they share this write instead of one write each;
+	// when nothing else is ready it goes on at once.
+	c.flushing = true
+	c.wmu.Unlock()
+	runtime.Gosched()
+	c.wmu.Lock()
+	c.flushing = false
 	c.flushLocked()
 }
 
