@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 )
 
 // benchRecorder is a reusable http.ResponseWriter: it keeps its header map
@@ -62,13 +64,7 @@ func newInProcessHTTP(tb testing.TB, h http.Handler, method, name, body string) 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", LatestVersion)
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
+	req.Header = mcpwire.Request{Method: method, Name: name}.Headers() // the body is given as it is
 	p := &inProcessHTTP{h: h, req: req, body: []byte(body), w: benchRecorder{h: http.Header{}}}
 	req.Body = &p.rd
 	return p

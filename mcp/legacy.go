@@ -102,7 +102,7 @@ func (s *Server) initLegacy() {
 	s.legacy = &legacyEra{
 		sessions:      newSessions(s, store, idle, max),
 		clientTimeout: timeout,
-		workers:       legacyWorkers{jobs: make(chan *legacyCall)},
+		workers:       newLegacyWorkers(),
 	}
 }
 

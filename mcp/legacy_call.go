@@ -7,7 +7,6 @@ package mcp
 import (
 	"context"
 	"net/http"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -54,19 +53,30 @@ func (c *legacyCall) run() {
 // handler called LegacyRequest.CloseSSEStream). A fresh goroutine per
 // request spent a fifth of a call growing its stack (bench/NOTES.md), so
 // the goroutines are kept and reused: a goroutine that finishes a request
-// waits up to workerIdle for the next, and at most maxIdleLegacyWorkers wait.
+// waits for the next, at most maxIdleLegacyWorkers wait, and every
+// workerIdle the goroutines waiting then end (a timer per goroutine, reset
+// per request, cost more than the reuse saves). The goroutines belong to
+// the Server that made them, so a Server made outside a synctest bubble
+// must not serve requests inside one.
 type legacyWorkers struct {
-	jobs chan *legacyCall // unbuffered: a send succeeds only if a worker waits
-	idle atomic.Int32     // workers waiting on jobs
+	jobs  chan *legacyCall // unbuffered: a send succeeds only if a worker waits
+	quit  chan struct{}    // unbuffered: tells a waiting worker to end
+	idle  atomic.Int32     // workers waiting on jobs
+	armed atomic.Bool      // reap is scheduled
 }
 
 const (
-	// maxIdleLegacyWorkers bounds the goroutines kept waiting for requests
-	// (each holds a stack, which the runtime shrinks while it idles).
+	// maxIdleLegacyWorkers bounds the goroutines kept waiting for
+	// requests (each holds a stack, which the runtime shrinks while it
+	// idles).
 	maxIdleLegacyWorkers = 128
-	// workerIdle is how long a goroutine waits for another request.
+	// workerIdle is how often the waiting goroutines end.
 	workerIdle = 10 * time.Second
 )
+
+func newLegacyWorkers() legacyWorkers {
+	return legacyWorkers{jobs: make(chan *legacyCall), quit: make(chan struct{})}
+}
 
 // dispatch runs c on a waiting worker, or on a new one if none waits.
 func (p *legacyWorkers) dispatch(c *legacyCall) {
@@ -78,7 +88,6 @@ func (p *legacyWorkers) dispatch(c *legacyCall) {
 }
 
 func (p *legacyWorkers) work(c *legacyCall) {
-	var t *time.Timer
 	for {
 		c.run()
 		c = nil
@@ -86,18 +95,32 @@ func (p *legacyWorkers) work(c *legacyCall) {
 			p.idle.Add(-1)
 			return
 		}
-		if t == nil {
-			t = time.NewTimer(workerIdle)
-		} else {
-			t.Reset(workerIdle)
+		if p.armed.CompareAndSwap(false, true) {
+			time.AfterFunc(workerIdle, p.reap)
 		}
 		select {
 		case c = <-p.jobs:
 			p.idle.Add(-1)
-		case <-t.C:
+		case <-p.quit:
 			p.idle.Add(-1)
 			return
 		}
+	}
+}
+
+// reap ends the workers that wait, and runs again in workerIdle while any
+// wait.
+func (p *legacyWorkers) reap() {
+	for done := false; !done; {
+		select {
+		case p.quit <- struct{}{}:
+		default:
+			done = true
+		}
+	}
+	p.armed.Store(false)
+	if p.idle.Load() > 0 && p.armed.CompareAndSwap(false, true) {
+		time.AfterFunc(workerIdle, p.reap)
 	}
 }
 
@@ -127,12 +150,6 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *http
 	ss.addStream(&c.st)
 	c.conn.init(w, acceptsSSE(hh.accept))
 	c.st.attach(&c.conn, -1)
-	if inlineHack {
-		c.run()
-	} else {
-		s.legacy.workers.dispatch(c)
-	}
+	s.legacy.workers.dispatch(c)
 	c.st.hold(r.Context(), &c.conn)
 }
-
-var inlineHack = os.Getenv("MCPKIT_INLINE") != ""
