@@ -146,6 +146,14 @@ func (f flushingReader) Read(p []byte) (int, error) {
 	return f.r.Read(p)
 }
 
+// trimEOL returns b without the newlines and carriage returns it ends with.
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
 // readLine reads one line without its newline. Lines longer than limit are
 // skipped entirely and reported with errTooLarge. The line may point into
 // br's buffer: it is valid until the next read from br.
@@ -155,7 +163,7 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 		frag, err := br.ReadSlice('\n')
 		if line == nil && err == nil && int64(len(frag)) <= limit+1 {
 			// The common case: the whole line is in the reader's buffer.
-			frag = bytes.TrimRight(frag, "\r\n")
+			frag = trimEOL(frag)
 			if len(bytes.TrimSpace(frag)) == 0 {
 				continue // blank lines are ignored
 			}
@@ -175,7 +183,7 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		line = bytes.TrimRight(line, "\r\n")
+		line = trimEOL(line)
 		if err != nil {
 			return line, err
 		}
@@ -221,11 +229,10 @@ type stdioConn struct {
 	// legacy.go); only the reading goroutine sets it, under mu.
 	sess *session
 
-	// scratch is the reading goroutine's buffer for the responses it
-	// serves inline, which are copied to local at once; local holds them
+	// local holds the responses the reading goroutine served inline
 	// until flush moves them to the pending output (reading goroutine
 	// only).
-	scratch, local []byte
+	local []byte
 	// dc remembers the last request read, for the next (reading
 	// goroutine only).
 	dc decodeCache
@@ -324,10 +331,10 @@ func (c *stdioConn) writeMsg(msg []byte) {
 
 // queueMsg appends msg and a newline to the reading goroutine's own output
 // (c.local), without a lock and without writing it, unless enough is
-// there: the reading goroutine flushes before it waits for more input. It
-// is used for responses served inline, so that a burst of pipelined
-// requests is answered with one write. Only the reading goroutine calls
-// it.
+// there: the reading goroutine flushes before it waits for more input.
+// Responses served inline are appended there the same way (inline), so
+// that a burst of pipelined requests is answered with one write. Only the
+// reading goroutine calls it.
 func (c *stdioConn) queueMsg(msg []byte) {
 	c.local = append(c.local, msg...)
 	c.local = append(c.local, '\n')
@@ -605,10 +612,11 @@ func (c *stdioConn) inline(msg *jsonrpc.Message, mv *metaVisitor) (served, ok bo
 	}
 	// What handle does for server/discover without interceptors, with
 	// msg on the caller's frame: no allocation.
-	resp, _ := c.s.discover(c.scratch[:0], msg, nil, mv)
-	c.queueMsg(resp)
-	if cap(resp) <= stdioQueueBytes {
-		c.scratch = resp[:0]
+	// The response goes straight into the queued output (see queueMsg).
+	c.local, _ = c.s.discover(c.local, msg, nil, mv)
+	c.local = append(c.local, '\n')
+	if len(c.local) >= stdioQueueBytes {
+		c.flush()
 	}
 	return true, true
 }
