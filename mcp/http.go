@@ -32,7 +32,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Admission (quota.go), before the body is read: a slot of the
 	// in-flight requests first.
 	if !s.quota.enter() {
-		writeHTTPError(w, jsonrpc.ID{}, s.quota.busyRequests)
+		writeHTTPError(w, jsonrpc.ID{}, s.quota.busyError())
 		return
 	}
 	slot := true

@@ -5,10 +5,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -70,12 +73,34 @@ type QuotaOptions struct {
 	// {"quota":"maxInFlightRequests","limit":N}. subscriptions/listen
 	// streams count only until they are known to be one (they are held
 	// by MaxSubscriptions instead); tasks count while their call is
-	// answered, not while they run. Default 1024, which a closed-loop
-	// client with fewer connections never reaches; size it as the
-	// throughput to sustain times the latency to allow (Little's law:
-	// 2,000 calls/s of 50 ms each need 100), see docs/scaling.md. Off
-	// removes it.
+	// answered, not while they run. It is the ceiling of the adaptive
+	// limit (MaxQueueDelay), which sheds below it when requests queue for
+	// the CPU. Default 1024; size it as the throughput to sustain times
+	// the latency to allow (Little's law: 2,000 calls/s of 50 ms each
+	// need 100), see docs/scaling.md. Off removes it (and the adaptive
+	// limit with it).
 	MaxInFlightRequests int
+	// MaxQueueDelay is the target of the adaptive in-flight limit, which
+	// sheds early when requests queue for the CPU: a fixed count cannot
+	// serve both CPU-bound handlers (1 ms of CPU each on 2 cores: past a
+	// few per core, more in flight only adds queueing, and 1024 of them
+	// wait about 0.5 s) and handlers that wait (a 50 ms backend call needs
+	// many in flight and no CPU). So under MaxInFlightRequests the server
+	// keeps a limit that it adjusts every 10 ms from the Go scheduler's
+	// latency (runtime/metrics /sched/latencies:seconds: how long runnable
+	// goroutines wait for a CPU), which handlers that wait do not raise.
+	// When its 90th percentile stays above MaxQueueDelay for 30 ms, the
+	// limit drops to 3/4 of the requests then in flight, and on while the
+	// delay stays high, down to a floor (the lower of 16 and
+	// MaxInFlightRequests); while the delay is under half of it and
+	// requests reach the limit, the limit grows by a sixteenth per 10 ms,
+	// up to MaxInFlightRequests. A request past the limit gets the 503 of
+	// MaxInFlightRequests, its data naming the limit then in force.
+	// The delay is the whole process's: CPU taken by other work in the
+	// process (or, on a starved host, by other processes) also sheds
+	// requests, which is what an overloaded process should do. Default
+	// 5 ms. Off keeps the limit at MaxInFlightRequests.
+	MaxQueueDelay time.Duration
 }
 
 // The quotas a client may exceed, by their names in error data.
@@ -116,6 +141,9 @@ type quotas struct {
 	maxRequests  int64 // Off: unlimited
 	requests     atomic.Int64
 	busyRequests *Error // the 503 past maxRequests, naming the limit
+
+	// adapt is the adaptive in-flight limit; nil when off.
+	adapt *adaptiveLimit
 }
 
 func (q *quotas) init(o *QuotaOptions) {
@@ -136,22 +164,196 @@ func (q *quotas) init(o *QuotaOptions) {
 		Data:    json.RawMessage(`{"quota":"maxInFlightRequests","limit":` + strconv.FormatInt(q.maxRequests, 10) + `}`),
 		status:  http.StatusServiceUnavailable,
 	}
+	if target := offSetting(o.MaxQueueDelay, defaultMaxQueueDelay); target > 0 && q.maxRequests > 0 {
+		q.adapt = newAdaptiveLimit(q.maxRequests, target, readSchedLatency())
+	}
 }
 
 // defaultMaxInFlightRequests is QuotaOptions.MaxInFlightRequests' default.
 const defaultMaxInFlightRequests = 1024
 
-// enter takes one of the MaxInFlightRequests slots, reporting false when
-// none is free; a true enter is followed by exit.
+// defaultMaxQueueDelay is QuotaOptions.MaxQueueDelay's default.
+const defaultMaxQueueDelay = 5 * time.Millisecond
+
+// enter takes one of the in-flight slots, reporting false when none is
+// free; a true enter is followed by exit. The refusal is busyError.
 func (q *quotas) enter() bool {
 	if q.maxRequests < 0 {
 		return true
 	}
-	if q.requests.Add(1) > q.maxRequests {
+	limit := q.maxRequests
+	if a := q.adapt; a != nil {
+		a.tick(q.requests.Load())
+		limit = a.limit.Load()
+	}
+	if q.requests.Add(1) > limit {
 		q.requests.Add(-1)
+		if a := q.adapt; a != nil {
+			a.shed.Store(true)
+		}
 		return false
 	}
 	return true
+}
+
+// busyError is the 503 of a request that enter refused: it names the
+// limit in force.
+func (q *quotas) busyError() *Error {
+	a := q.adapt
+	if a == nil {
+		return q.busyRequests
+	}
+	l := a.limit.Load()
+	if l >= q.maxRequests {
+		return q.busyRequests
+	}
+	return &Error{
+		Code:    jsonrpc.CodeInternalError,
+		Message: "Server busy: requests are queueing for the CPU; retry later",
+		Data:    json.RawMessage(`{"quota":"maxInFlightRequests","limit":` + strconv.FormatInt(l, 10) + `}`),
+		status:  http.StatusServiceUnavailable,
+	}
+}
+
+// The adaptive in-flight limit (QuotaOptions.MaxQueueDelay). It is
+// adjusted by the requests themselves, at most once per adaptWindow, by
+// whichever request enters first after the window has passed: no
+// goroutine of its own, and nothing at all on an idle server.
+const (
+	adaptWindow = 10 * time.Millisecond
+	// adaptHighWindows is how many windows in a row the delay must stay
+	// above the target before the limit drops: a burst (a GC cycle, a
+	// wave of arrivals) is not a standing queue.
+	adaptHighWindows = 3
+	// adaptFloor is the least the adaptive limit drops to (or
+	// MaxInFlightRequests, when lower).
+	adaptFloor = 16
+	// adaptMinSamples is the least sampled scheduling events a window
+	// needs to count; fewer say little about queueing.
+	adaptMinSamples = 8
+	// adaptMaxMerge is the most windows merged to get adaptMinSamples.
+	adaptMaxMerge = 10
+)
+
+// adaptiveLimit is the state of the adaptive in-flight limit.
+type adaptiveLimit struct {
+	limit  atomic.Int64
+	shed   atomic.Bool  // a request was refused in this window
+	next   atomic.Int64 // when the next window ends, in ns since start
+	start  time.Time
+	max    int64
+	floor  int64
+	target time.Duration
+
+	mu   sync.Mutex // held by the request that adjusts the limit
+	high int        // windows in a row with the delay above target
+	// read returns the delay of the window just ended (the 90th
+	// percentile of the scheduling latency since the last read) and
+	// whether it had enough samples to count.
+	read func() (time.Duration, bool)
+}
+
+func newAdaptiveLimit(ceiling int64, target time.Duration, read func() (time.Duration, bool)) *adaptiveLimit {
+	a := &adaptiveLimit{max: ceiling, floor: min(adaptFloor, ceiling), target: target, read: read, start: time.Now()}
+	a.limit.Store(ceiling)
+	a.next.Store(int64(adaptWindow))
+	return a
+}
+
+// tick adjusts the limit when a window has passed; inFlight is the count
+// of requests in flight.
+func (a *adaptiveLimit) tick(inFlight int64) {
+	now := int64(time.Since(a.start))
+	if now < a.next.Load() || !a.mu.TryLock() {
+		return
+	}
+	defer a.mu.Unlock()
+	if now < a.next.Load() {
+		return
+	}
+	a.next.Store(now + int64(adaptWindow))
+	d, ok := a.read()
+	if !ok {
+		return
+	}
+	l, high := adaptStep(adaptState{limit: a.limit.Load(), inFlight: inFlight, shed: a.shed.Swap(false), high: a.high},
+		d, a.target, a.floor, a.max)
+	a.limit.Store(l)
+	a.high = high
+}
+
+// adaptState is what one step of the adaptive limit starts from.
+type adaptState struct {
+	limit, inFlight int64
+	shed            bool // a request was refused in the window
+	high            int  // windows in a row with the delay above target before this one
+}
+
+// adaptStep returns the limit after a window whose delay was d, and the
+// count of windows in a row above target.
+func adaptStep(s adaptState, d, target time.Duration, floor, ceiling int64) (limit int64, high int) {
+	switch {
+	case d > target:
+		high = s.high + 1
+		if high < adaptHighWindows {
+			return s.limit, high
+		}
+		// A standing queue: drop to 3/4 of what is in flight (the limit
+		// may be far above it), and again each window it stays.
+		return min(s.limit, max(floor, min(s.limit, s.inFlight)*3/4)), high
+	case d < target/2 && (s.shed || s.inFlight >= s.limit*3/4):
+		// No queueing, and the limit binds: grow.
+		return min(ceiling, s.limit+s.limit/16+1), 0
+	}
+	return s.limit, 0
+}
+
+// readSchedLatency returns a reader of the Go scheduler's latency: the
+// 90th percentile of the time goroutines waited runnable since the last
+// window it reported, from runtime/metrics. The runtime records only a
+// sample of the scheduling events (one in eight per goroutine), so a
+// window with fewer than adaptMinSamples of them is not reported but
+// merged into the next, up to adaptMaxMerge windows: after that, so
+// little scheduling happened that nothing queued, and it reports 0.
+func readSchedLatency() func() (time.Duration, bool) {
+	sample := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	var prev []uint64
+	merged := 0
+	return func() (time.Duration, bool) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindFloat64Histogram {
+			return 0, false
+		}
+		h := sample[0].Value.Float64Histogram()
+		if prev == nil {
+			prev = slices.Clone(h.Counts)
+			return 0, false
+		}
+		var total uint64
+		for i, c := range h.Counts {
+			total += c - prev[i]
+		}
+		if total < adaptMinSamples {
+			if merged++; merged < adaptMaxMerge {
+				return 0, false
+			}
+		}
+		merged = 0
+		d := time.Duration(0)
+		if total > 0 {
+			// The bucket holding the 90th percentile; its lower bound.
+			want, seen := total-total/10, uint64(0)
+			for i, c := range h.Counts {
+				seen += c - prev[i]
+				if seen >= want {
+					d = time.Duration(max(h.Buckets[i], 0) * 1e9)
+					break
+				}
+			}
+		}
+		copy(prev, h.Counts)
+		return d, true
+	}
 }
 
 func (q *quotas) exit() {

@@ -72,7 +72,8 @@ type OpenLoopResult struct {
 	// CPU is the server's CPU time during the measured part (0: not
 	// measured).
 	CPU time.Duration
-	// FirstErr describes the first error or timeout, for the report.
+	// FirstErr describes the first error (or, when there was none, the
+	// first timeout), for the report.
 	FirstErr error
 }
 
@@ -185,6 +186,7 @@ func RunOpenLoop(url, impl, method string, o OpenLoop) OpenLoopResult {
 		shedLat  []time.Duration
 		lags     []time.Duration
 		firstErr error
+		firstTO  error
 		wg       sync.WaitGroup
 	)
 	n := int(o.Rate*o.Duration.Seconds()) + 16
@@ -192,7 +194,13 @@ func RunOpenLoop(url, impl, method string, o OpenLoop) OpenLoopResult {
 	record := func(measured bool, kind int, lat time.Duration, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil && firstErr == nil {
+		switch {
+		case err == nil:
+		case kind == outTimeout:
+			if firstTO == nil {
+				firstTO = err
+			}
+		case firstErr == nil:
 			firstErr = err
 		}
 		if !measured {
@@ -303,6 +311,9 @@ func RunOpenLoop(url, impl, method string, o OpenLoop) OpenLoopResult {
 	defer mu.Unlock()
 	res.Conns = pool.peak
 	res.FirstErr = firstErr
+	if res.FirstErr == nil {
+		res.FirstErr = firstTO
+	}
 	if res.FirstErr == nil && cerr != nil {
 		res.FirstErr = fmt.Errorf("reading the server's CPU time: %w", cerr)
 	}

@@ -29,6 +29,7 @@ func Main(args []string) error {
 	fs.BoolVar(&Touch, "touch", false, "also register the touch tool (the fan-out case)")
 	fs.IntVar(&BurnIters, "burn-iters", BurnIters, "rounds of the burn tool's loop per call (bench/overload.sh calibrates it to about 1 ms)")
 	fs.IntVar(&MaxInFlight, "max-inflight", 0, "mcpkit: Quotas.MaxInFlightRequests (0: its default, -1: no limit); the peers have none")
+	fs.BoolVar(&FixedInFlight, "fixed-inflight", false, "mcpkit: the adaptive in-flight limit off (Quotas.MaxQueueDelay Off)")
 	fs.BoolVar(&Stateful, "stateful", false, "peers: stateful Streamable HTTP with sessions (the legacy HTTP case)")
 	fs.StringVar(&RedisURL, "redis", "", "mcpkit: share change notifications with the other replicas through the Redis at this redis:// `URL`")
 	if err := fs.Parse(args); err != nil {

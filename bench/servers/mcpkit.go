@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -21,6 +22,10 @@ func init() {
 }
 
 func newMcpkit() *mcp.Server {
+	queueDelay := time.Duration(0) // the default: adaptive
+	if FixedInFlight {
+		queueDelay = mcp.Off
+	}
 	s := mcp.NewServer(&mcp.ServerOptions{
 		Name:         Name,
 		Version:      Version,
@@ -30,7 +35,7 @@ func newMcpkit() *mcp.Server {
 		// Every benchmark client is 127.0.0.1: the listener curve opens up
 		// to 19,000 streams from it (bench/scale.sh).
 		Listen: mcp.ListenOptions{MaxSubscriptions: mcp.Off},
-		Quotas: mcp.QuotaOptions{MaxSubscriptionsPerClient: mcp.Off, MaxInFlightRequests: MaxInFlight},
+		Quotas: mcp.QuotaOptions{MaxSubscriptionsPerClient: mcp.Off, MaxInFlightRequests: MaxInFlight, MaxQueueDelay: queueDelay},
 		Bus:    mcpkitBus(), // -redis: a replica (redis.go)
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: ToolName, Description: ToolDesc},

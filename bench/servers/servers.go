@@ -52,6 +52,11 @@ const (
 // have no such limit and ignore it.
 var MaxInFlight int
 
+// FixedInFlight, when set before a handler is built, turns mcpkit's
+// adaptive in-flight limit off (Quotas.MaxQueueDelay Off): the limit is
+// then MaxInFlight, fixed.
+var FixedInFlight bool
+
 // Touch, when set before a handler is built, registers the touch tool.
 var Touch bool
 

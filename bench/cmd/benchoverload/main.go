@@ -62,7 +62,7 @@ type variant struct {
 }
 
 func main() {
-	impls := flag.String("impls", "mcpkit,gosdk,mcpgo", "comma-separated implementations (mcpkit first)")
+	impls := flag.String("impls", "mcpkit,gosdk,mcpgo", "comma-separated implementations, mcpkit first; mcpkit-fixed is mcpkit with its adaptive in-flight limit off (a fixed limit)")
 	tools := flag.String("tools", "burn,sleep", "comma-separated tools: burn (about 1 ms of CPU), sleep (50 ms)")
 	multiples := flag.String("multiples", "1,2,4", "offered load as multiples of mcpkit's measured capacity")
 	duration := flag.Duration("duration", 10*time.Second, "measured part of each open-loop run")
@@ -149,12 +149,20 @@ func main() {
 }
 
 // implOf returns the implementation of a variant name.
-func implOf(v string) string { return v }
+func implOf(v string) string {
+	if v == "mcpkit-fixed" {
+		return servers.Mcpkit
+	}
+	return v
+}
 
 func (cfg config) variant(name, tool string) variant {
 	v := variant{name: name, impl: implOf(name), flags: []string{"-burn-iters", strconv.Itoa(cfg.burnIters)}}
 	if tool == servers.SleepTool && v.impl == servers.Mcpkit {
 		v.flags = append(v.flags, "-max-inflight", strconv.Itoa(cfg.sleepLimit))
+	}
+	if name == "mcpkit-fixed" {
+		v.flags = append(v.flags, "-fixed-inflight")
 	}
 	return v
 }
@@ -228,8 +236,8 @@ func runTool(w io.Writer, cfg config, tool string) {
 			runs = append(runs, rn)
 		}
 	}
-	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | server CPU (cores) | peak RSS | conns | load average |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | client send lag p99 | server CPU (cores) | peak RSS | conns | load average |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	p99at1 := map[string]time.Duration{}
 	for _, rn := range runs {
 		if rn.multiple == 1 && rn.err == nil {
@@ -243,7 +251,7 @@ func runTool(w io.Writer, cfg config, tool string) {
 				continue
 			}
 			if rn.err != nil {
-				fmt.Fprintf(w, "| %s | %gx | failed: %v | | | | | | | | | | | | | | %s |\n", name, rn.multiple, rn.err, rn.load)
+				fmt.Fprintf(w, "| %s | %gx | failed: %v | | | | | | | | | | | | | | | %s |\n", name, rn.multiple, rn.err, rn.load)
 				continue
 			}
 			r := rn.r
@@ -251,9 +259,9 @@ func runTool(w io.Writer, cfg config, tool string) {
 			if b := p99at1[name]; b > 0 && r.P99 > 0 {
 				ratio = fmt.Sprintf("%.1f", float64(r.P99)/float64(b))
 			}
-			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %.2f | %.0f MiB | %d | %s |\n",
+			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.0f MiB | %d | %s |\n",
 				name, rn.multiple, num(r.PerSecond(r.Scheduled)), num(r.Goodput()), num(r.PerSecond(r.Shed)), r.Errors, r.Timeouts, r.Missed,
-				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), r.CPU.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
+				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), ms(r.SendLagP99), r.CPU.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
 			if r.FirstErr != nil {
 				notes = append(notes, fmt.Sprintf("%s at %gx, first failure: %.300s", name, rn.multiple, r.FirstErr))
 			}
