@@ -105,9 +105,11 @@ type listeners struct {
 	closed  bool
 	parked  int  // streams written by writers (park.go)
 	ticking bool // keepAliveLoop runs
-	wg      sync.WaitGroup
-	writers parkWriters
-	hangups hangupWatch
+	// nextSlot is the keep-alive slice of the last stream opened.
+	nextSlot uint8
+	wg       sync.WaitGroup
+	writers  parkWriters
+	hangups  hangupWatch
 	// writeTimeout bounds a write to a parked stream (parkedWriteTimeout;
 	// tests change it), and stalled counts the parked streams whose write
 	// waits for the client, each on a goroutine of its own (park.go).
@@ -143,6 +145,7 @@ func (l *listeners) enabled() bool { return l.max > 0 }
 type subscription struct {
 	id     string              // the JSON-RPC id, for logs
 	kinds  uint8               // bit 1<<ChangeKind for every honoured kind
+	slot   uint8               // the keep-alive slice of the stream, if parked (park.go)
 	uris   []string            // honoured resourceSubscriptions, sorted, without repeats
 	tasks  map[string]struct{} // honoured taskIds
 	wake   chan struct{}       // capacity 1: pending or end changed
@@ -265,6 +268,8 @@ func (l *listeners) open(sub *subscription) error {
 		}
 	}
 	l.subs[sub] = struct{}{}
+	l.nextSlot = (l.nextSlot + 1) % keepAliveSlices
+	sub.slot = l.nextSlot
 	l.wg.Add(1)
 	return nil
 }

@@ -206,14 +206,23 @@ func (sub *subscription) scheduleLocked() *parkedStream {
 	return sub.park
 }
 
+// keepAliveSlices is how many rounds one keep-alive interval is cut into:
+// each round pings the parked streams of one slice (subscription.slot), so
+// every stream still gets a comment once per interval, but never all at
+// once: with tens of thousands of streams, one round of all of them costs
+// as much as a change, and a change that came during it waited for it.
+const keepAliveSlices = 16
+
 // keepAliveLoop sends the keep-alive comments of every parked stream, one
-// round per interval, until none is parked.
+// slice of them per keepAlive/keepAliveSlices, until none is parked.
 func (l *listeners) keepAliveLoop() {
-	t := time.NewTicker(l.s.keepAlive)
+	t := time.NewTicker(max(l.s.keepAlive/keepAliveSlices, time.Millisecond))
 	defer t.Stop()
 	var due []*parkedStream
+	var slice uint8
 	for range t.C {
 		due = due[:0]
+		slice = (slice + 1) % keepAliveSlices
 		l.mu.Lock()
 		if l.parked == 0 {
 			l.ticking = false
@@ -221,6 +230,9 @@ func (l *listeners) keepAliveLoop() {
 			return
 		}
 		for sub := range l.subs {
+			if sub.slot != slice {
+				continue
+			}
 			sub.mu.Lock()
 			if sub.park != nil {
 				sub.ping = true
