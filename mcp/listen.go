@@ -100,8 +100,8 @@ type listeners struct {
 	busOnce sync.Once
 	unsub   func() // set once by busOnce; called by Shutdown
 
-	mu      sync.Mutex // guards subs, closed, parked and ticking
-	subs    map[*subscription]struct{}
+	mu      sync.Mutex              // guards subs, closed, parked and ticking
+	subs    map[*subscription]uint8 // each with its keep-alive slice (park.go)
 	closed  bool
 	parked  int  // streams written by writers (park.go)
 	ticking bool // keepAliveLoop runs
@@ -130,7 +130,7 @@ func (l *listeners) init(s *Server, o *ListenOptions) {
 	default:
 		l.max = cmp.Or(o.MaxSubscriptions, defaultMaxSubscriptions)
 	}
-	l.subs = make(map[*subscription]struct{})
+	l.subs = make(map[*subscription]uint8)
 	l.writeTimeout = parkedWriteTimeout
 }
 
@@ -145,7 +145,6 @@ func (l *listeners) enabled() bool { return l.max > 0 }
 type subscription struct {
 	id     string              // the JSON-RPC id, for logs
 	kinds  uint8               // bit 1<<ChangeKind for every honoured kind
-	slot   uint8               // the keep-alive slice of the stream, if parked (park.go)
 	uris   []string            // honoured resourceSubscriptions, sorted, without repeats
 	tasks  map[string]struct{} // honoured taskIds
 	wake   chan struct{}       // capacity 1: pending or end changed
@@ -267,9 +266,8 @@ func (l *listeners) open(sub *subscription) error {
 			status:  http.StatusServiceUnavailable,
 		}
 	}
-	l.subs[sub] = struct{}{}
 	l.nextSlot = (l.nextSlot + 1) % keepAliveSlices
-	sub.slot = l.nextSlot
+	l.subs[sub] = l.nextSlot
 	l.wg.Add(1)
 	return nil
 }
