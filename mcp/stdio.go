@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -255,7 +256,8 @@ type stdioCall struct {
 	// the reader's line), with its _meta.
 	line []byte
 	msg  jsonrpc.Message
-	mv   metaVisitor
+	rm   reqMeta  // the _meta, as a finished metaVisitor has it
+	merr *Error   // and its error
 	sess *session // the connection's legacy session when it was read
 
 	key    string // the raw id, the key in stdioConn.inflight
@@ -263,6 +265,8 @@ type stdioCall struct {
 	cancel context.CancelFunc
 	listen bool   // a subscriptions/listen stream
 	finish func() // ends the listen stream gracefully; set once it is open
+
+	notifier stdioNotifier // the call's Notifier, set by serve
 
 	mu        sync.Mutex
 	cancelled bool
@@ -302,6 +306,19 @@ func (c *stdioConn) writeMsg(msg []byte) {
 		c.wmu.Unlock()
 		return
 	}
+	if c.flushing || c.closed {
+		c.wmu.Unlock()
+		return
+	}
+	// This goroutine writes. It first lets the goroutines that are ready
+	// to run (workers finishing requests of the same burst) append their
+	// messages, so that they share this write instead of one write each;
+	// when nothing else is ready it goes on at once.
+	c.flushing = true
+	c.wmu.Unlock()
+	runtime.Gosched()
+	c.wmu.Lock()
+	c.flushing = false
 	c.flushLocked()
 }
 
@@ -426,7 +443,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 		msg, _ = decodeVisit(call.line, mv.visit)
 		mv.finish(msg.Params)
 	}
-	call.msg, call.mv = msg, mv
+	call.msg, call.rm, call.merr = msg, mv.rm, mv.err
 	if c.route(&call.msg) {
 		return true
 	}
@@ -546,7 +563,11 @@ func (c *stdioConn) serve(call *stdioCall) {
 		c.wg.Done()
 	}()
 	buf := c.s.getBuf()
-	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, stdioNotifier{c: c, call: call, sess: call.sess}, nil, &call.mv)
+	// A pointer to the notifier in the call: the Notifier costs no
+	// allocation of its own.
+	call.notifier = stdioNotifier{c: c, call: call, sess: call.sess}
+	mv := metaVisitor{rm: call.rm, err: call.merr, done: true}
+	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, &call.notifier, nil, &mv)
 	call.mu.Lock()
 	call.done = true
 	if !call.cancelled && len(resp) > 0 {
