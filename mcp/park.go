@@ -209,10 +209,11 @@ func (sub *subscription) scheduleLocked() *parkedStream {
 }
 
 // keepAliveSlices is how many rounds one keep-alive interval is cut into:
-// each round pings the parked streams of one slice (the value of listeners.subs), so
-// every stream still gets a comment once per interval, but never all at
-// once: with tens of thousands of streams, one round of all of them costs
-// as much as a change, and a change that came during it waited for it.
+// each round pings the parked streams of one slice (a stream's slice is
+// its value in listeners.subs), so every stream still gets a comment once
+// per interval, but never all at once: with tens of thousands of streams,
+// one round of all of them costs as much as a change, and a change that
+// came during it waited for it.
 const keepAliveSlices = 16
 
 // keepAliveLoop sends the keep-alive comments of every parked stream, one
@@ -252,8 +253,7 @@ func (l *listeners) keepAliveLoop() {
 
 // service writes what waits for the stream: its pending changes, a
 // keep-alive comment, or its end, with the writer's buffer and scratch
-// (wr). It returns buf, the writer's buffer,
-// for the next stream.
+// (wr). It returns buf, the writer's buffer, for the next stream.
 func (ps *parkedStream) service(buf []byte, wr *rawWrite) []byte {
 	st, sub := ps.st, ps.st.sub
 	for {

@@ -320,7 +320,9 @@ func (c *stdioConn) writeMsg(msg []byte) {
 	// This goroutine writes. It first lets the goroutines that are ready
 	// to run (workers finishing requests of the same burst) append their
 	// messages, so that they share this write instead of one write each;
-	// when nothing else is ready it goes on at once.
+	// when nothing else is ready it goes on at once. (A ready goroutine
+	// that computes for long delays the write by at most its time slice,
+	// as it delays any goroutine waiting for a processor.)
 	c.flushing = true
 	c.wmu.Unlock()
 	runtime.Gosched()
