@@ -85,22 +85,28 @@ func (c *Client) Listen(ctx context.Context, filter ListenFilter) iter.Seq2[*Lis
 			done := make(chan error, 1)
 			acked := false
 			go func() { done <- c.listenOnce(ctx, filter, events) }()
+			// deliver yields one event of this attempt's stream; an
+			// acknowledgment says whether the stream is a reopened one.
+			deliver := func(ev *ListenEvent) bool {
+				if ev.Acknowledged != nil {
+					ev.Reconnected = attempt > 0
+					acked = true
+					failures, backoff = 0, listenMinBackoff
+				}
+				return yield(ev, nil)
+			}
 		stream:
 			for {
 				select {
 				case ev := <-events:
-					if ev.Acknowledged != nil {
-						ev.Reconnected = attempt > 0
-						acked = true
-						failures, backoff = 0, listenMinBackoff
-					}
-					if !yield(ev, nil) {
+					if !deliver(ev) {
 						return
 					}
 				case err := <-done:
-					// Deliver what arrived before the stream ended.
+					// Deliver what arrived before the stream ended (an
+					// acknowledgment too, when the stream ended at once).
 					for len(events) > 0 {
-						if !yield(<-events, nil) {
+						if !deliver(<-events) {
 							return
 						}
 					}

@@ -43,3 +43,7 @@ func StalledListenStreams(s *Server) int { return int(s.listen.stalled.Load()) }
 
 // MaxParkWriters is how many goroutines write to parked streams at most.
 const MaxParkWriters = maxParkWriters
+
+// KeepAliveSlices is how many slices the keep-alive rounds of parked
+// streams are cut into.
+const KeepAliveSlices = keepAliveSlices

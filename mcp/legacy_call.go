@@ -7,6 +7,7 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,12 +58,16 @@ func (c *legacyCall) run() {
 // workerIdle the goroutines waiting then end (a timer per goroutine, reset
 // per request, cost more than the reuse saves). The goroutines belong to
 // the Server that made them, so a Server made outside a synctest bubble
-// must not serve requests inside one.
+// must not serve requests inside one; Server.Shutdown ends them.
 type legacyWorkers struct {
 	jobs  chan *legacyCall // unbuffered: a send succeeds only if a worker waits
 	quit  chan struct{}    // unbuffered: tells a waiting worker to end
 	idle  atomic.Int32     // workers waiting on jobs
 	armed atomic.Bool      // reap is scheduled
+	// stopped is closed by Server.Shutdown: waiting workers end at once,
+	// busy ones when their request is done.
+	stopped  chan struct{}
+	stopOnce sync.Once
 }
 
 const (
@@ -75,7 +80,14 @@ const (
 )
 
 func newLegacyWorkers() legacyWorkers {
-	return legacyWorkers{jobs: make(chan *legacyCall), quit: make(chan struct{})}
+	return legacyWorkers{jobs: make(chan *legacyCall), quit: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+// stop ends the waiting workers and keeps the busy ones from waiting
+// again. A request dispatched after stop still runs, on a goroutine that
+// ends with it.
+func (p *legacyWorkers) stop() {
+	p.stopOnce.Do(func() { close(p.stopped) })
 }
 
 // dispatch runs c on a waiting worker, or on a new one if none waits.
@@ -91,6 +103,11 @@ func (p *legacyWorkers) work(c *legacyCall) {
 	for {
 		c.run()
 		c = nil
+		select {
+		case <-p.stopped:
+			return
+		default:
+		}
 		if p.idle.Add(1) > maxIdleLegacyWorkers {
 			p.idle.Add(-1)
 			return
@@ -102,6 +119,9 @@ func (p *legacyWorkers) work(c *legacyCall) {
 		case c = <-p.jobs:
 			p.idle.Add(-1)
 		case <-p.quit:
+			p.idle.Add(-1)
+			return
+		case <-p.stopped:
 			p.idle.Add(-1)
 			return
 		}

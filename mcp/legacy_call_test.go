@@ -114,3 +114,47 @@ func TestLegacyWorkersIdle(t *testing.T) {
 		}
 	})
 }
+
+// TestLegacyWorkersEndAtShutdown checks that Shutdown ends the workers
+// waiting for requests at once, not after workerIdle, and that a request
+// served after Shutdown still gets its answer.
+func TestLegacyWorkersEndAtShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewServer(nil)
+		AddTool(s, &Tool{Name: "echo", Description: "Echoes."},
+			func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "done", nil })
+		init := legacyPost(s, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+		sid := init.Header().Get("Mcp-Session-Id")
+		if sid == "" {
+			t.Fatalf("initialize: status %d, %s", init.Code, init.Body)
+		}
+		call := func(id int) {
+			w := legacyPost(s, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"tools/call","params":{"name":"echo"}}`)
+			if !strings.Contains(w.Body.String(), `"text":"done"`) {
+				t.Errorf("call %d: status %d, %s", id, w.Code, w.Body)
+			}
+		}
+		call(1)
+		synctest.Wait()
+		workers := &s.legacy.workers
+		if got := workers.idle.Load(); got != 1 {
+			t.Fatalf("%d workers wait after a call, want 1", got)
+		}
+		start := time.Now()
+		if err := s.Shutdown(context.Background()); err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+		synctest.Wait()
+		if got := workers.idle.Load(); got != 0 {
+			t.Errorf("%d workers wait after Shutdown, want 0", got)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("Shutdown took %v of bubble time, want 0", d)
+		}
+		call(2)
+		synctest.Wait()
+		if got := workers.idle.Load(); got != 0 {
+			t.Errorf("%d workers wait after a call served past Shutdown, want 0", got)
+		}
+	})
+}

@@ -500,8 +500,10 @@ func (m *sessions) lookup(ctx context.Context, id string, p *Principal) (*sessio
 	m.mu.Unlock()
 	var updates int64
 	if ss != nil {
+		now := time.Now()
 		ss.mu.Lock()
 		updates = ss.updates
+		ss.lastSeen = now // touch, in the same critical section
 		ss.mu.Unlock()
 	}
 	st, err := m.store.Load(ctx, id)
@@ -518,7 +520,7 @@ func (m *sessions) lookup(ctx context.Context, id string, p *Principal) (*sessio
 		// The store knows the session but this process does not hold it
 		// (another replica created it, or this process restarted): serve
 		// it from its stored state.
-		ss = newSession(m.s, id)
+		ss = newSession(m.s, id) // lastSeen now
 		ss.st.Store(st)
 		ss.initialized.Store(true)
 		m.mu.Lock()
@@ -538,7 +540,6 @@ func (m *sessions) lookup(ctx context.Context, id string, p *Principal) (*sessio
 		}
 		ss.mu.Unlock()
 	}
-	ss.touch()
 	return ss, nil
 }
 

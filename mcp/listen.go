@@ -100,14 +100,16 @@ type listeners struct {
 	busOnce sync.Once
 	unsub   func() // set once by busOnce; called by Shutdown
 
-	mu      sync.Mutex // guards subs, closed, parked and ticking
-	subs    map[*subscription]struct{}
+	mu      sync.Mutex              // guards subs, closed, parked and ticking
+	subs    map[*subscription]uint8 // each with its keep-alive slice (park.go)
 	closed  bool
 	parked  int  // streams written by writers (park.go)
 	ticking bool // keepAliveLoop runs
-	wg      sync.WaitGroup
-	writers parkWriters
-	hangups hangupWatch
+	// nextSlot is the keep-alive slice of the last stream opened.
+	nextSlot uint8
+	wg       sync.WaitGroup
+	writers  parkWriters
+	hangups  hangupWatch
 	// writeTimeout bounds a write to a parked stream (parkedWriteTimeout;
 	// tests change it), and stalled counts the parked streams whose write
 	// waits for the client, each on a goroutine of its own (park.go).
@@ -128,7 +130,7 @@ func (l *listeners) init(s *Server, o *ListenOptions) {
 	default:
 		l.max = cmp.Or(o.MaxSubscriptions, defaultMaxSubscriptions)
 	}
-	l.subs = make(map[*subscription]struct{})
+	l.subs = make(map[*subscription]uint8)
 	l.writeTimeout = parkedWriteTimeout
 }
 
@@ -264,7 +266,8 @@ func (l *listeners) open(sub *subscription) error {
 			status:  http.StatusServiceUnavailable,
 		}
 	}
-	l.subs[sub] = struct{}{}
+	l.nextSlot = (l.nextSlot + 1) % keepAliveSlices
+	l.subs[sub] = l.nextSlot
 	l.wg.Add(1)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -70,9 +71,9 @@ type parkedStream struct {
 	// done is closed.
 	completed bool
 	endErr    error
-	out       []byte     // the events being written, in the writer's buffer
-	watch     uint64     // the stream's id in hangupWatch; 0: not watched
-	raw       *rawWriter // nil: every write waits, with a deadline
+	out       []byte          // the events being written, in the writer's buffer
+	watch     uint64          // the stream's id in hangupWatch; 0: not watched
+	raw       syscall.RawConn // nil: every write waits, with a deadline
 }
 
 // parkWriters runs the writers of a server's parked streams: a queue of
@@ -101,6 +102,7 @@ func (w *parkWriters) add(due ...*parkedStream) {
 
 func (w *parkWriters) work() {
 	var buf []byte
+	wr := new(rawWrite)
 	for {
 		w.mu.Lock()
 		if w.head == len(w.queue) {
@@ -114,7 +116,7 @@ func (w *parkWriters) work() {
 		w.queue[w.head] = nil
 		w.head++
 		w.mu.Unlock()
-		buf = ps.service(buf)
+		buf = ps.service(buf, wr)
 	}
 }
 
@@ -143,7 +145,7 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 		conn.Close()
 		return true, err
 	}
-	ps := &parkedStream{conn: conn, st: st, raw: newRawWriter(conn)}
+	ps := &parkedStream{conn: conn, st: st, raw: rawConn(conn)}
 	if ps.raw != nil {
 		conn.SetWriteDeadline(time.Time{})
 	}
@@ -206,21 +208,34 @@ func (sub *subscription) scheduleLocked() *parkedStream {
 	return sub.park
 }
 
+// keepAliveSlices is how many rounds one keep-alive interval is cut into:
+// each round pings the parked streams of one slice (a stream's slice is
+// its value in listeners.subs), so every stream still gets a comment once
+// per interval, but never all at once: with tens of thousands of streams,
+// one round of all of them costs as much as a change, and a change that
+// came during it waited for it.
+const keepAliveSlices = 16
+
 // keepAliveLoop sends the keep-alive comments of every parked stream, one
-// round per interval, until none is parked.
+// slice of them per keepAlive/keepAliveSlices, until none is parked.
 func (l *listeners) keepAliveLoop() {
-	t := time.NewTicker(l.s.keepAlive)
+	t := time.NewTicker(max(l.s.keepAlive/keepAliveSlices, time.Millisecond))
 	defer t.Stop()
 	var due []*parkedStream
+	var slice uint8
 	for range t.C {
 		due = due[:0]
+		slice = (slice + 1) % keepAliveSlices
 		l.mu.Lock()
 		if l.parked == 0 {
 			l.ticking = false
 			l.mu.Unlock()
 			return
 		}
-		for sub := range l.subs {
+		for sub, slot := range l.subs {
+			if slot != slice {
+				continue // without touching the subscription
+			}
 			sub.mu.Lock()
 			if sub.park != nil {
 				sub.ping = true
@@ -237,9 +252,9 @@ func (l *listeners) keepAliveLoop() {
 }
 
 // service writes what waits for the stream: its pending changes, a
-// keep-alive comment, or its end. It returns buf, the writer's buffer,
-// for the next stream.
-func (ps *parkedStream) service(buf []byte) []byte {
+// keep-alive comment, or its end, with the writer's buffer and scratch
+// (wr). It returns buf, the writer's buffer, for the next stream.
+func (ps *parkedStream) service(buf []byte, wr *rawWrite) []byte {
 	st, sub := ps.st, ps.st.sub
 	for {
 		ps.out = buf[:0]
@@ -269,7 +284,7 @@ func (ps *parkedStream) service(buf []byte) []byte {
 		final := end && len(res) > 0
 		var rest []byte
 		if err == nil && len(ps.out) > 0 {
-			rest, err = ps.write(ps.out)
+			rest, err = ps.write(wr, ps.out)
 		}
 		if err == nil && len(rest) > 0 {
 			// The socket's buffer is full: the rest is written on a
@@ -313,14 +328,14 @@ func (ps *parkedStream) idle() bool {
 // write writes b to the stream's connection. With a rawWriter it writes
 // what the socket takes at once and returns the rest; otherwise it waits
 // until all of b is written, for up to parkedWriteTimeout.
-func (ps *parkedStream) write(b []byte) ([]byte, error) {
+func (ps *parkedStream) write(wr *rawWrite, b []byte) ([]byte, error) {
 	if ps.raw == nil {
 		return nil, ps.writeWait(b)
 	}
-	return ps.raw.tryWrite(b)
+	return wr.try(ps.raw, b)
 }
 
-// writeWait writes b under parkedWriteTimeout. A rawWriter needs the
+// writeWait writes b under parkedWriteTimeout. A RawConn write needs the
 // connection without a deadline afterwards: a deadline that has passed
 // fails every later write.
 func (ps *parkedStream) writeWait(b []byte) error {
@@ -344,7 +359,7 @@ func (ps *parkedStream) finish(rest []byte, end, final bool) {
 		return
 	}
 	if !ps.idle() {
-		ps.service(nil)
+		ps.service(nil, new(rawWrite))
 	}
 }
 

@@ -2,12 +2,15 @@
 
 package mcp
 
-import "net"
+import (
+	"net"
+	"syscall"
+)
 
-// rawWriter is not available here: parked streams write with a deadline,
-// on the writer's goroutine.
-type rawWriter struct{}
+// Parked streams write with a deadline here, on the writer's goroutine.
 
-func newRawWriter(net.Conn) *rawWriter { return nil }
+func rawConn(net.Conn) syscall.RawConn { return nil }
 
-func (*rawWriter) tryWrite(b []byte) ([]byte, error) { return b, nil }
+type rawWrite struct{}
+
+func (*rawWrite) try(_ syscall.RawConn, b []byte) ([]byte, error) { return b, nil }

@@ -8,24 +8,18 @@ import (
 	"syscall"
 )
 
-// rawWriter writes to a parked stream's socket without a write deadline:
-// one write system call, which takes what fits in the kernel's buffer and
-// never waits. A write deadline is a runtime timer that each write would
-// set (and that fires later, for nothing, on every stream of a fan-out):
-// with tens of thousands of streams per change, that is a fifth of the
-// cost of the writes. Only the rare write that does not fit waits, under
-// parkedWriteTimeout, on a goroutine of its own (parkedStream.finish).
-type rawWriter struct {
-	rc   syscall.RawConn
-	fn   func(fd uintptr) bool // w.write, bound once
-	left []byte                // what the current write has not written yet
-	err  error
-}
+// Parked streams write without a write deadline where they can: one write
+// system call, which takes what fits in the kernel's buffer and never
+// waits. A write deadline is a runtime timer that each write would set
+// (and that fires later, for nothing, on every stream of a fan-out): with
+// tens of thousands of streams per change, that was a fifth of the cost of
+// the writes. Only the rare write that does not fit waits, under the write
+// timeout, on a goroutine of its own (parkedStream.finish).
 
-// newRawWriter returns a rawWriter for c, or nil when c is not a socket of
-// its own: a TLS connection's bytes must go through TLS, so c is not
+// rawConn returns the RawConn of c, or nil when c is not a socket of its
+// own: a TLS connection's bytes must go through TLS, so c is not
 // unwrapped.
-func newRawWriter(c net.Conn) *rawWriter {
+func rawConn(c net.Conn) syscall.RawConn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
@@ -34,14 +28,20 @@ func newRawWriter(c net.Conn) *rawWriter {
 	if err != nil {
 		return nil
 	}
-	w := &rawWriter{rc: rc}
-	w.fn = w.write
-	return w
+	return rc
+}
+
+// rawWrite is a writer goroutine's scratch for RawConn writes, so that a
+// stream holds only its RawConn.
+type rawWrite struct {
+	fn   func(fd uintptr) bool // w.write, bound once
+	left []byte                // what the current write has not written yet
+	err  error
 }
 
 // write runs under the connection's write lock (RawConn.Write): it writes
 // as much of w.left as the socket takes now.
-func (w *rawWriter) write(fd uintptr) bool {
+func (w *rawWrite) write(fd uintptr) bool {
 	for len(w.left) > 0 {
 		n, err := syscall.Write(int(fd), w.left)
 		if err == syscall.EINTR {
@@ -61,14 +61,17 @@ func (w *rawWriter) write(fd uintptr) bool {
 	return true // never wait here: the caller decides
 }
 
-// tryWrite writes what the socket takes of b at once and returns the rest:
+// try writes what rc's socket takes of b at once and returns the rest:
 // empty when all of b was written. When the connection refuses the write
 // as a whole (its deadline has passed: deliver dropped the stream; or it
-// is closed) it returns all of b and no error, for the caller's blocking
+// is closed) it returns all of b and no error, for the caller's waiting
 // write to report.
-func (w *rawWriter) tryWrite(b []byte) ([]byte, error) {
+func (w *rawWrite) try(rc syscall.RawConn, b []byte) ([]byte, error) {
+	if w.fn == nil {
+		w.fn = w.write
+	}
 	w.left, w.err = b, nil
-	err := w.rc.Write(w.fn)
+	err := rc.Write(w.fn)
 	rest, werr := w.left, w.err
 	w.left, w.err = nil, nil
 	if err != nil {

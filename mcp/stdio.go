@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,6 +146,14 @@ func (f flushingReader) Read(p []byte) (int, error) {
 	return f.r.Read(p)
 }
 
+// trimEOL returns b without the newlines and carriage returns it ends with.
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
 // readLine reads one line without its newline. Lines longer than limit are
 // skipped entirely and reported with errTooLarge. The line may point into
 // br's buffer: it is valid until the next read from br.
@@ -154,7 +163,7 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 		frag, err := br.ReadSlice('\n')
 		if line == nil && err == nil && int64(len(frag)) <= limit+1 {
 			// The common case: the whole line is in the reader's buffer.
-			frag = bytes.TrimRight(frag, "\r\n")
+			frag = trimEOL(frag)
 			if len(bytes.TrimSpace(frag)) == 0 {
 				continue // blank lines are ignored
 			}
@@ -174,7 +183,7 @@ func readLine(br *bufio.Reader, limit int64) ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		line = bytes.TrimRight(line, "\r\n")
+		line = trimEOL(line)
 		if err != nil {
 			return line, err
 		}
@@ -220,11 +229,10 @@ type stdioConn struct {
 	// legacy.go); only the reading goroutine sets it, under mu.
 	sess *session
 
-	// scratch is the reading goroutine's buffer for the responses it
-	// serves inline, which are copied to local at once; local holds them
+	// local holds the responses the reading goroutine served inline
 	// until flush moves them to the pending output (reading goroutine
 	// only).
-	scratch, local []byte
+	local []byte
 	// dc remembers the last request read, for the next (reading
 	// goroutine only).
 	dc decodeCache
@@ -255,7 +263,8 @@ type stdioCall struct {
 	// the reader's line), with its _meta.
 	line []byte
 	msg  jsonrpc.Message
-	mv   metaVisitor
+	rm   reqMeta  // the _meta, as a finished metaVisitor has it
+	merr *Error   // and its error
 	sess *session // the connection's legacy session when it was read
 
 	key    string // the raw id, the key in stdioConn.inflight
@@ -263,6 +272,8 @@ type stdioCall struct {
 	cancel context.CancelFunc
 	listen bool   // a subscriptions/listen stream
 	finish func() // ends the listen stream gracefully; set once it is open
+
+	notifier stdioNotifier // the call's Notifier, set by serve
 
 	mu        sync.Mutex
 	cancelled bool
@@ -302,15 +313,30 @@ func (c *stdioConn) writeMsg(msg []byte) {
 		c.wmu.Unlock()
 		return
 	}
+	if c.flushing || c.closed {
+		c.wmu.Unlock()
+		return
+	}
+	// This goroutine writes. It first lets the goroutines that are ready
+	// to run (workers finishing requests of the same burst) append their
+	// messages, so that they share this write instead of one write each;
+	// when nothing else is ready it goes on at once. (A ready goroutine
+	// that computes for long delays the write by at most its time slice,
+	// as it delays any goroutine waiting for a processor.)
+	c.flushing = true
+	c.wmu.Unlock()
+	runtime.Gosched()
+	c.wmu.Lock()
+	c.flushing = false
 	c.flushLocked()
 }
 
 // queueMsg appends msg and a newline to the reading goroutine's own output
 // (c.local), without a lock and without writing it, unless enough is
-// there: the reading goroutine flushes before it waits for more input. It
-// is used for responses served inline, so that a burst of pipelined
-// requests is answered with one write. Only the reading goroutine calls
-// it.
+// there: the reading goroutine flushes before it waits for more input.
+// Responses served inline are appended there the same way (inline), so
+// that a burst of pipelined requests is answered with one write. Only the
+// reading goroutine calls it.
 func (c *stdioConn) queueMsg(msg []byte) {
 	c.local = append(c.local, msg...)
 	c.local = append(c.local, '\n')
@@ -426,7 +452,7 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 		msg, _ = decodeVisit(call.line, mv.visit)
 		mv.finish(msg.Params)
 	}
-	call.msg, call.mv = msg, mv
+	call.msg, call.rm, call.merr = msg, mv.rm, mv.err
 	if c.route(&call.msg) {
 		return true
 	}
@@ -546,7 +572,11 @@ func (c *stdioConn) serve(call *stdioCall) {
 		c.wg.Done()
 	}()
 	buf := c.s.getBuf()
-	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, stdioNotifier{c: c, call: call, sess: call.sess}, nil, &call.mv)
+	// A pointer to the notifier in the call: the Notifier costs no
+	// allocation of its own.
+	call.notifier = stdioNotifier{c: c, call: call, sess: call.sess}
+	mv := metaVisitor{rm: call.rm, err: call.merr, done: true}
+	resp, _ := c.s.handle(call.ctx, *buf, &Incoming{Message: &call.msg, Transport: TransportStdio, session: call.sess}, &call.notifier, nil, &mv)
 	call.mu.Lock()
 	call.done = true
 	if !call.cancelled && len(resp) > 0 {
@@ -584,10 +614,11 @@ func (c *stdioConn) inline(msg *jsonrpc.Message, mv *metaVisitor) (served, ok bo
 	}
 	// What handle does for server/discover without interceptors, with
 	// msg on the caller's frame: no allocation.
-	resp, _ := c.s.discover(c.scratch[:0], msg, nil, mv)
-	c.queueMsg(resp)
-	if cap(resp) <= stdioQueueBytes {
-		c.scratch = resp[:0]
+	// The response goes straight into the queued output (see queueMsg).
+	c.local, _ = c.s.discover(c.local, msg, nil, mv)
+	c.local = append(c.local, '\n')
+	if len(c.local) >= stdioQueueBytes {
+		c.flush()
 	}
 	return true, true
 }

@@ -14,7 +14,7 @@ import (
 
 // Redis is a redis-server process for the replicas case: on 127.0.0.1, on
 // a port that was free a moment before, with its own temporary directory,
-// no persistence (--save '' --appendonly no), killed by Stop or, should the
+// no persistence (--save "" --appendonly no), killed by Stop or, should the
 // harness die first, by the kernel (the parent-death signal, on Linux).
 type Redis struct {
 	// URL is the redis:// URL of the server (database 0).

@@ -52,8 +52,21 @@ type ReplicaScale struct {
 	// median): reading and checking every stream's notification. It
 	// shares the machine with the replicas.
 	HarnessCPUPerChange time.Duration
+	// PerChange holds the times of each change, in order.
+	PerChange []ReplicaChange
 	// Replica holds the figures of each replica.
 	Replica []ReplicaFigures
+}
+
+// ReplicaChange is one change of a ReplicaScale, timed from sending its
+// tools/call of touch.
+type ReplicaChange struct {
+	Replica int // the replica it was made on, from 1
+	// Answered is when the touch call's answer was read; Redis when the
+	// harness's subscriber got the change; LocalFirst and RemoteFirst
+	// when the first stream on the changed replica and on another was
+	// notified; Last when the last stream was.
+	Answered, Redis, LocalFirst, RemoteFirst, Last time.Duration
 }
 
 // Percentiles are the p50, p99 and maximum of a set of durations.
@@ -283,6 +296,7 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 		self0 := selfCPU()
 		t0 := time.Now()
 		status, msg, err := touchers[at].do(touchBody(k + 1))
+		answered := time.Since(t0)
 		if err == nil {
 			err = checkTouch(status, msg, k+1)
 		}
@@ -360,6 +374,8 @@ func MeasureReplicas(argv []string, r *Redis, replicas, perReplica, changes int)
 		if replicas > 1 {
 			remoteFirsts = append(remoteFirsts, firstRemote)
 		}
+		out.PerChange = append(out.PerChange, ReplicaChange{Replica: at + 1, Answered: answered, Redis: hop,
+			LocalFirst: firstLocal, RemoteFirst: firstRemote, Last: slices.Max(all[len(all)-total:])})
 	}
 	p := percentiles(all)
 	out.P50, out.P99, out.Max = p.P50, p.P99, p.Max

@@ -3,55 +3,74 @@ package demo
 import (
 	"context"
 	"encoding/json"
-	"net/http"
+	"errors"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	mcpclient "github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// client posts requests to the demo server over in-process HTTP, as the
-// conformance harness does.
+// client calls the demo server over loopback HTTP through the public
+// client, declaring sampling as the conformance harness does.
 type client struct {
-	t   *testing.T
-	url string
+	t *testing.T
+	c *mcpclient.Client
 }
 
 func newClient(t *testing.T) *client {
 	srv := httptest.NewServer(New(nil))
 	t.Cleanup(srv.Close)
-	return &client{t: t, url: srv.URL}
+	return connect(t, srv.URL)
+}
+
+// connect connects a client to the demo server at url.
+func connect(t *testing.T, url string) *client {
+	c, err := mcpclient.Connect(context.Background(), &mcpclient.HTTPTransport{URL: url}, &mcpclient.Options{
+		NoCache: true,
+		Sample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			t.Errorf("unexpected sampling request: %+v", p)
+			return nil, errors.New("no sampling in these tests")
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	// A client lists the tools before it calls them: that is how it learns
+	// which arguments go into Mcp-Param-* headers.
+	for _, err := range c.ListTools(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &client{t: t, c: c}
 }
 
 type response struct {
-	Result map[string]any `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
+	Result map[string]any
+	Error  *mcp.Error
 }
 
-// call sends method with params (without _meta) and returns the response;
-// SSE responses yield their last event.
+// call sends method with params (without _meta) and returns the result or
+// the JSON-RPC error.
 func (c *client) call(method string, params map[string]any) response {
 	c.t.Helper()
-	if params == nil {
-		params = map[string]any{}
-	}
-	p, err := json.Marshal(params)
+	raw, err := c.c.Call(context.Background(), method, params)
 	if err != nil {
-		c.t.Fatal(err)
-	}
-	r := mcpwire.Request{Method: method, Params: string(p), Caps: `{"sampling":{}}`}
-	if args, ok := params["arguments"].(map[string]any); ok && params["name"] == "test_x_mcp_header" {
-		r.Header = http.Header{"Mcp-Param-Region": {args["region"].(string)}}
+		var e *mcp.Error
+		if !errors.As(err, &e) {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		return response{Error: e}
 	}
 	var out response
-	mcpwire.Post(c.t, context.Background(), c.url, r).Decode(c.t, &out)
+	if err := json.Unmarshal(raw, &out.Result); err != nil {
+		c.t.Fatalf("%s: decoding the result: %v", method, err)
+	}
 	return out
 }
 
@@ -262,7 +281,11 @@ func TestResourcesAndPrompts(t *testing.T) {
 		t.Errorf("times-table/0: %+v, want -32602", e)
 	}
 	e := c.call("resources/read", map[string]any{"uri": "test://nonexistent-resource-for-conformance-testing"}).Error
-	if e == nil || e.Code != -32602 || string(e.Data) != `{"uri":"test://nonexistent-resource-for-conformance-testing"}` {
+	var data []byte
+	if e != nil {
+		data, _ = json.Marshal(e.Data)
+	}
+	if e == nil || e.Code != -32602 || string(data) != `{"uri":"test://nonexistent-resource-for-conformance-testing"}` {
 		t.Errorf("unknown resource: %+v", e)
 	}
 	msgs := c.result("prompts/get", map[string]any{"name": "test_prompt_with_arguments", "arguments": map[string]any{"arg1": "testValue1", "arg2": "testValue2"}})["messages"]

@@ -18,7 +18,7 @@ import (
 func TestTriggers(t *testing.T) {
 	srv := httptest.NewServer(New(nil))
 	t.Cleanup(srv.Close)
-	c := &client{t: t, url: srv.URL}
+	c := connect(t, srv.URL)
 
 	resp := mcpwire.Send(t, context.Background(), srv.URL, mcpwire.Request{ID: "42", Method: "subscriptions/listen",
 		Params: `{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourceSubscriptions":["` + WatchedResource + `"]}}`})

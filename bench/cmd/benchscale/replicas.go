@@ -69,6 +69,10 @@ func runReplicas(tmp, redisBin string, replicas, perReplica, changes int) error 
 		fmt.Printf("| %d | %.1f KiB | %s / %s | %s / %s | %s |\n", i+1, float64(f.RSSPerStream)/1024,
 			ms(f.Local.P50), ms(f.Local.P99), ms(f.Remote.P50), ms(f.Remote.P99), ms(f.CPUPerChange))
 	}
+	fmt.Println("\nPer change (from sending the touch): replica, touch answered, seen on Redis, first stream on the changed replica / on another, last stream:")
+	for k, c := range s.PerChange {
+		fmt.Printf("  %d. replica %d: %s, %s, %s / %s, %s\n", k+1, c.Replica, ms(c.Answered), ms(c.Redis), ms(c.LocalFirst), ms(c.RemoteFirst), ms(c.Last))
+	}
 	fmt.Printf("\nThe harness's own CPU per change (reading and checking every notification): %s.\n", ms(s.HarnessCPUPerChange))
 	fmt.Printf("Whole run: %.0f s.\n", time.Since(t0).Seconds())
 	return nil

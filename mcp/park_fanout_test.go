@@ -63,3 +63,31 @@ func TestListenParkedStalledReaders(t *testing.T) {
 		t.Errorf("%d listen streams open, want %d", n, stalled+1)
 	}
 }
+
+// Keep-alive comments of parked streams go out in slices, one slice per
+// part of the interval, so that a change never waits for a round over
+// every stream; each stream still gets its comments.
+func TestListenParkedKeepAliveSlices(t *testing.T) {
+	s, _ := listenServer(t, &mcp.ServerOptions{HTTP: mcp.HTTPOptions{KeepAlive: 32 * time.Millisecond}})
+	srv := serveHTTP(t, s)
+	addr := srv.Listener.Addr().String()
+	var streams []*rawStream
+	for i := range 2 * mcp.KeepAliveSlices {
+		rs := openRaw(t, addr, strconv.Itoa(i+1), "")
+		rs.next(t)
+		streams = append(streams, rs)
+	}
+	waitUntil(t, "every stream parked", func() bool { return mcp.ParkedListenStreams(s) == len(streams) })
+	for i, rs := range streams {
+		for comments := 0; comments < 2; {
+			select {
+			case l := <-rs.lines:
+				if l == ":" {
+					comments++
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("stream %d: %d keep-alive comments within 5s, want 2", i+1, comments)
+			}
+		}
+	}
+}
