@@ -445,7 +445,7 @@ func (r *report) header(c *config, p func(string, ...any), first string) {
 	p("\n")
 }
 
-// renderTargets checks mcpkit against the targets of issue 8.
+// renderTargets checks mcpkit against the targets of issues 2, 3, 6, 8 and 20.
 func (r *report) renderTargets(c *config, p func(string, ...any)) {
 	type row struct{ target, measured, verdict string }
 	var rows []row
@@ -474,6 +474,8 @@ func (r *report) renderTargets(c *config, p func(string, ...any)) {
 	ratioRow(load.HTTP, load.Discover, 16, 0.8, "HTTP `server/discover` ≥ 0.8× the floor at 16 connections")
 	ratioRow(load.HTTP, load.Call, 16, 0.6, "HTTP `tools/call` ≥ 0.6× the floor at 16 connections")
 	ratioRow(load.Stdio, load.Discover, 64, 0.3, "stdio `server/discover` ≥ 0.3× the floor at 64 in flight")
+	ratioRow(load.HTTP, load.LegacyCall, 16, 0.85, "HTTP `legacy tools/call` ≥ 0.85× the floor at 16 connections (issue 20)")
+	ratioRow(load.Stdio, load.Discover, 64, 0.8, "stdio `server/discover` ≥ 0.8× the floor at 64 in flight (issue 20)")
 	inRow := func(method string, maxAllocs, maxBytes float64, label string) {
 		a := r.inprocStat(inprocKey{method, servers.Mcpkit}, func(s inprocSample) float64 { return float64(s.allocsPerOp) })
 		bb := r.inprocStat(inprocKey{method, servers.Mcpkit}, func(s inprocSample) float64 { return float64(s.bytesPerOp) })
@@ -521,7 +523,7 @@ func (r *report) renderTargets(c *config, p func(string, ...any)) {
 		}
 		rows = append(rows, row{"idle `subscriptions/listen` stream ≤ 8 KB (issue 6)", m, verdict(st.med*1024 <= 8000, st.ok)})
 	}
-	p("## Targets (issues 2, 3, 6 and 8), mcpkit in this run\n\n| target | measured (median) | |\n|---|---|---|\n")
+	p("## Targets (issues 2, 3, 6, 8 and 20), mcpkit in this run\n\n| target | measured (median) | |\n|---|---|---|\n")
 	for _, rw := range rows {
 		p("| %s | %s | %s |\n", rw.target, rw.measured, rw.verdict)
 	}
