@@ -123,6 +123,7 @@ func main() {
 		fmt.Print(text)
 		return
 	}
+	text = keepHandWritten(c.out, text)
 	if err := os.WriteFile(c.out, []byte(text), 0o644); err != nil {
 		fatalf("%v", err)
 	}
@@ -468,4 +469,23 @@ func loadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// handWrittenMarker starts the part of the report file that a run keeps:
+// sections written by hand from other commands (cmd/benchclients,
+// cmd/benchscale, cmd/benchoverload) follow it.
+const handWrittenMarker = "<!-- Hand-written sections follow: bench/run.sh keeps everything below this line. -->"
+
+// keepHandWritten appends to text the part of the file at path from
+// handWrittenMarker on, or the marker alone if the file has none.
+func keepHandWritten(path, text string) string {
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return text + "\n" + handWrittenMarker + "\n"
+	}
+	i := strings.Index(string(old), handWrittenMarker)
+	if i < 0 {
+		return text + "\n" + handWrittenMarker + "\n"
+	}
+	return text + "\n" + string(old[i:])
 }
