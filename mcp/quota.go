@@ -319,11 +319,11 @@ func adaptStep(s adaptState, d, target time.Duration, floor, ceiling int64) (lim
 		if high < adaptHighWindows {
 			return s.limit, high
 		}
-		if s.runnable*2 < s.inFlight {
-			// Most requests in flight wait (for a backend, a client),
-			// not for a CPU: fewer of them would not shorten the queue,
-			// which is someone else's (shedding, other work, other
-			// processes).
+		if s.inFlight == 0 || s.runnable*2 < s.inFlight {
+			// No request in flight, or most of them wait (for a backend,
+			// a client), not for a CPU: fewer of them would not shorten
+			// the queue, which is someone else's (shedding, other work,
+			// other processes).
 			return s.limit, high
 		}
 		// A standing queue: drop to 3/4 of what is in flight (the limit

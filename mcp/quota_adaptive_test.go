@@ -29,6 +29,7 @@ func TestAdaptStep(t *testing.T) {
 		{"the third drops to 3/4 of the requests in flight", adaptState{limit: 1024, inFlight: 400, runnable: 398, high: 2}, 20 * time.Millisecond, 300, 3},
 		{"and on while it stays over", adaptState{limit: 300, inFlight: 300, runnable: 150, high: 3}, 20 * time.Millisecond, 225, 4},
 		{"not while most requests in flight wait for something else", adaptState{limit: 300, inFlight: 300, runnable: 149, high: 3}, 20 * time.Millisecond, 300, 4},
+		{"not while nothing is in flight", adaptState{limit: 300, inFlight: 0, runnable: 40, high: 3}, 20 * time.Millisecond, 300, 4},
 		{"never below the floor", adaptState{limit: 20, inFlight: 20, runnable: 20, high: 5}, time.Second, 16, 6},
 		{"never above the limit it had", adaptState{limit: 100, inFlight: 400, runnable: 400, high: 5}, 20 * time.Millisecond, 75, 6},
 		{"at the target it holds", adaptState{limit: 100, inFlight: 100, high: 5}, target, 100, 0},
