@@ -105,11 +105,13 @@ type listeners struct {
 	closed  bool
 	parked  int  // streams written by writers (park.go)
 	ticking bool // keepAliveLoop runs
-	// nextSlot is the keep-alive slice of the last stream opened.
-	nextSlot uint8
-	wg       sync.WaitGroup
-	writers  parkWriters
-	hangups  hangupWatch
+	// opened counts the streams opened, to spread them over slices.
+	opened uint8
+	// pinged is the keep-alive slice keepAliveLoop pinged last.
+	pinged  uint8
+	wg      sync.WaitGroup
+	writers parkWriters
+	hangups hangupWatch
 	// writeTimeout bounds a write to a parked stream (parkedWriteTimeout;
 	// tests change it), and stalled counts the parked streams whose write
 	// waits for the client, each on a goroutine of its own (park.go).
@@ -266,8 +268,8 @@ func (l *listeners) open(sub *subscription) error {
 			status:  http.StatusServiceUnavailable,
 		}
 	}
-	l.nextSlot = (l.nextSlot + 1) % keepAliveSlices
-	l.subs[sub] = l.nextSlot
+	l.opened++
+	l.subs[sub] = keepAliveSlot(l.pinged, l.opened)
 	l.wg.Add(1)
 	return nil
 }

@@ -216,17 +216,28 @@ func (sub *subscription) scheduleLocked() *parkedStream {
 // came during it waited for it.
 const keepAliveSlices = 16
 
+// keepAliveSlot is the keep-alive slice of the n-th stream opened when
+// pinged was the slice pinged last: one of the half of the slices pinged
+// last, so that a new stream's first comment comes between 7/16 of the
+// interval and the whole interval after it opened (never at once, as a
+// client reading the stream's first bytes would see it), and a burst of
+// streams opened at once still spreads over half of the rounds.
+func keepAliveSlot(pinged, n uint8) uint8 {
+	const half = keepAliveSlices / 2
+	return (pinged + half + n%half) % keepAliveSlices
+}
+
 // keepAliveLoop sends the keep-alive comments of every parked stream, one
 // slice of them per keepAlive/keepAliveSlices, until none is parked.
 func (l *listeners) keepAliveLoop() {
 	t := time.NewTicker(max(l.s.keepAlive/keepAliveSlices, time.Millisecond))
 	defer t.Stop()
 	var due []*parkedStream
-	var slice uint8
 	for range t.C {
 		due = due[:0]
-		slice = (slice + 1) % keepAliveSlices
 		l.mu.Lock()
+		l.pinged = (l.pinged + 1) % keepAliveSlices
+		slice := l.pinged
 		if l.parked == 0 {
 			l.ticking = false
 			l.mu.Unlock()
