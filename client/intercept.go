@@ -44,6 +44,10 @@ type Call struct {
 	// Transport names the transport: "streamable-http", "http+sse",
 	// "stdio" or "memory".
 	Transport string
+	// ServerURL is the server's MCP endpoint URL on Streamable HTTP and
+	// HTTP+SSE (the URL the transport was given), and "" on stdio and in
+	// memory.
+	ServerURL string
 }
 
 // Outcome is how a call ended.
@@ -82,8 +86,12 @@ func (c *Client) intercepting(ctx context.Context) bool {
 
 // callIntercepted runs call inside the interceptors.
 func (c *Client) callIntercepted(ctx context.Context, method string, params map[string]any, cfg *callConfig) (json.RawMessage, error) {
+	conn := c.sess.Conn()
 	ic := &Call{Method: method, Params: params, Meta: map[string]any{}, Era: c.Era(), ProtocolVersion: c.ProtocolVersion(),
-		Transport: c.sess.Conn().Transport()}
+		Transport: conn.Transport()}
+	if u, ok := conn.(interface{ URL() string }); ok {
+		ic.ServerURL = u.URL()
+	}
 	for _, k := range []string{"name", "uri", "taskId"} {
 		if v, ok := params[k].(string); ok {
 			ic.Name = v

@@ -28,7 +28,7 @@ type Incoming struct {
 	Transport Transport
 
 	// remote is the peer's address (http.Request.RemoteAddr) on Streamable
-	// HTTP, for the per-client quotas; "" elsewhere.
+	// HTTP, for the per-client quotas and Call.PeerAddr; "" elsewhere.
 	remote string
 
 	// session is the legacy-era session (HTTP session or stdio connection

@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
 
@@ -101,6 +103,7 @@ type Call struct {
 	Transport Transport
 	// Phase says which part of the protocol the call is.
 	Phase Phase
+	ran   bool // next to Phase: the Call of an exchange stays in its size class
 	// SessionID is the legacy session's Mcp-Session-Id on Streamable HTTP;
 	// "" for modern requests and on stdio.
 	SessionID string
@@ -108,12 +111,48 @@ type Call struct {
 	TaskID string
 
 	session *session
+	// remote is Incoming.remote (see PeerAddr), and quota the server's
+	// quotas, which know the trusted proxies (see ClientAddr).
+	remote string
+	quota  *quotas
 	// The innermost handler runs xc.serve (an exchange's method), or else
 	// serve; ran records that it was called.
 	xc    *exchangeCall
 	serve CallHandler
-	ran   bool
 	ranp  *bool // &ran of the Call given to the interceptors: copies share it
+}
+
+// PeerAddr returns the address of the call's transport peer, as
+// http.Request.RemoteAddr gives it ("host:port"), for a request that
+// arrived on Streamable HTTP. It returns "" on stdio, for custom
+// transports, for the background run of a task and for the requests the
+// server sends a legacy client. Behind a proxy, the peer is the proxy: see
+// ClientAddr.
+func (c *Call) PeerAddr() string { return c.remote }
+
+// ClientAddr returns the IP address of the call's client as the per-client
+// quotas attribute it: the peer's (see PeerAddr), or, when the peer is one
+// of QuotaOptions.TrustedProxies, the address that the proxies report in
+// X-Forwarded-For, in which case forwarded is true. An X-Forwarded-For
+// header from any other peer is ignored. It returns the zero Addr when the
+// call has no peer address or the peer's is not an IP address.
+func (c *Call) ClientAddr() (addr netip.Addr, forwarded bool) {
+	if c.remote == "" || c.quota == nil {
+		return netip.Addr{}, false
+	}
+	var h http.Header
+	if c.Info != nil {
+		h = c.Info.Header
+	}
+	return c.quota.clientAddr(c.remote, h)
+}
+
+// peerHost is the host part of a "host:port" address, or all of it.
+func peerHost(remoteAddr string) string {
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		return host
+	}
+	return remoteAddr
 }
 
 // SessionDone returns a channel that is closed when the call's legacy
@@ -198,7 +237,8 @@ type exchangeCall struct {
 // newCall returns the Call of an exchange, ready to run h.
 func (x *exchange) newCall(t Transport, ss *session, h methodHandler, n Notifier, dst []byte) *exchangeCall {
 	xc := &exchangeCall{s: x.s, x: x, h: h, n: n, dst: dst, mark: len(dst)}
-	xc.Call = Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss, xc: xc}
+	xc.Call = Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss,
+		remote: x.remote, quota: &x.s.quota, xc: xc}
 	c := &xc.Call
 	if ss != nil {
 		c.SessionID = ss.id
@@ -330,7 +370,7 @@ func (s *Server) rejectedIntercepted(ctx context.Context, dst, resp []byte, stat
 	}
 	mark := len(dst)
 	c := &Call{Method: msg.Method, ID: msg.ID, Params: msg.Params, Transport: in.Transport,
-		Info: &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraModern}}
+		remote: in.remote, quota: &s.quota, Info: &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraModern}}
 	if field := s.nameField(msg.Method); field != "" {
 		if v, ok := jsonscan.Lookup(msg.Params, field); ok {
 			c.Name, _ = jsonscan.String(v)

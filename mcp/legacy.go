@@ -215,7 +215,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		x = &exchange{}
 	}
 	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
-		notifier: withSession(n, ss), toolReq: x.toolReq}
+		notifier: withSession(n, ss), remote: in.remote, toolReq: x.toolReq}
 	x.info = RequestInfo{
 		ProtocolVersion:    st.ProtocolVersion,
 		ClientInfo:         st.ClientInfo,

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/netip"
 	"runtime"
@@ -544,23 +543,21 @@ func (q *quotas) clientKey(p *Principal, remoteAddr string, h http.Header) strin
 	if remoteAddr == "" {
 		return ""
 	}
-	return "a " + q.clientAddr(remoteAddr, h).String()
+	a, _ := q.clientAddr(remoteAddr, h)
+	return "a " + a.String()
 }
 
 // clientAddr is the client's address: the peer's, or, when the peer is a
-// trusted proxy, the rightmost X-Forwarded-For entry that is not one.
-func (q *quotas) clientAddr(remoteAddr string, h http.Header) netip.Addr {
-	host, _, err := net.SplitHostPort(remoteAddr)
+// trusted proxy, the rightmost X-Forwarded-For entry that is not one
+// (forwarded reports that it is not the peer's own).
+func (q *quotas) clientAddr(remoteAddr string, h http.Header) (addr netip.Addr, forwarded bool) {
+	peer, err := netip.ParseAddr(peerHost(remoteAddr))
 	if err != nil {
-		host = remoteAddr
-	}
-	peer, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}
+		return netip.Addr{}, false
 	}
 	peer = peer.Unmap()
 	if !q.isTrusted(peer) {
-		return peer
+		return peer, false
 	}
 	xff := h.Values("X-Forwarded-For")
 	for i := len(xff) - 1; i >= 0; i-- {
@@ -568,16 +565,16 @@ func (q *quotas) clientAddr(remoteAddr string, h http.Header) netip.Addr {
 		for j := len(parts) - 1; j >= 0; j-- {
 			a, err := netip.ParseAddr(strings.TrimSpace(parts[j]))
 			if err != nil {
-				return peer // a malformed entry: nothing left of it can be trusted
+				return peer, forwarded // a malformed entry: nothing left of it can be trusted
 			}
 			a = a.Unmap()
 			if !q.isTrusted(a) {
-				return a
+				return a, true
 			}
-			peer = a
+			peer, forwarded = a, true
 		}
 	}
-	return peer
+	return peer, forwarded
 }
 
 func (q *quotas) isTrusted(a netip.Addr) bool {

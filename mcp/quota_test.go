@@ -108,28 +108,31 @@ func TestQuotaClientAddr(t *testing.T) {
 	var q quotas
 	q.init(&QuotaOptions{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}})
 	tests := []struct {
-		remote string
-		xff    []string
-		want   string
+		remote    string
+		xff       []string
+		want      string
+		forwarded bool // want comes from X-Forwarded-For
 	}{
-		{"192.0.2.1:80", nil, "192.0.2.1"},
-		{"192.0.2.1:80", []string{"198.51.100.1"}, "192.0.2.1"}, // untrusted peer: X-Forwarded-For ignored
-		{"10.1.2.3:80", []string{"198.51.100.1"}, "198.51.100.1"},
-		{"10.1.2.3:80", []string{"6.6.6.6, 198.51.100.1"}, "198.51.100.1"}, // the leftmost entries are the client's to forge
-		{"10.1.2.3:80", []string{"198.51.100.1, 10.9.9.9"}, "198.51.100.1"},
-		{"10.1.2.3:80", []string{"198.51.100.1", "10.9.9.9"}, "198.51.100.1"},
-		{"10.1.2.3:80", []string{"garbage, 10.9.9.9"}, "10.9.9.9"},
-		{"10.1.2.3:80", nil, "10.1.2.3"},
-		{"[::1]:80", []string{"2001:db8::1"}, "2001:db8::1"},
-		{"[::ffff:192.0.2.1]:80", nil, "192.0.2.1"},
+		{"192.0.2.1:80", nil, "192.0.2.1", false},
+		{"192.0.2.1:80", []string{"198.51.100.1"}, "192.0.2.1", false}, // untrusted peer: X-Forwarded-For ignored
+		{"10.1.2.3:80", []string{"198.51.100.1"}, "198.51.100.1", true},
+		{"10.1.2.3:80", []string{"6.6.6.6, 198.51.100.1"}, "198.51.100.1", true}, // the leftmost entries are the client's to forge
+		{"10.1.2.3:80", []string{"198.51.100.1, 10.9.9.9"}, "198.51.100.1", true},
+		{"10.1.2.3:80", []string{"198.51.100.1", "10.9.9.9"}, "198.51.100.1", true},
+		{"10.1.2.3:80", []string{"garbage, 10.9.9.9"}, "10.9.9.9", true},
+		{"10.1.2.3:80", []string{"garbage"}, "10.1.2.3", false},
+		{"10.1.2.3:80", nil, "10.1.2.3", false},
+		{"[::1]:80", []string{"2001:db8::1"}, "2001:db8::1", true},
+		{"[::ffff:192.0.2.1]:80", nil, "192.0.2.1", false},
+		{"not an address", nil, "invalid IP", false},
 	}
 	for _, tt := range tests {
 		h := http.Header{}
 		for _, v := range tt.xff {
 			h.Add("X-Forwarded-For", v)
 		}
-		if got := q.clientAddr(tt.remote, h).String(); got != tt.want {
-			t.Errorf("%s with %q: %s, want %s", tt.remote, tt.xff, got, tt.want)
+		if got, fwd := q.clientAddr(tt.remote, h); got.String() != tt.want || fwd != tt.forwarded {
+			t.Errorf("%s with %q: %s (forwarded %v), want %s (forwarded %v)", tt.remote, tt.xff, got, fwd, tt.want, tt.forwarded)
 		}
 	}
 }

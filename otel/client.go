@@ -2,6 +2,7 @@ package otel
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -81,6 +82,7 @@ func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client
 	case "stdio":
 		attrs = append(attrs, semconv.NetworkTransportPipe)
 	}
+	attrs = serverAttrs(attrs, c.ServerURL)
 	ctx, span := cs.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attrs...), trace.WithAttributes(spanOnly...))
 	cs.prop.Inject(ctx, metaInjector(c.Meta))
@@ -103,4 +105,31 @@ func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client
 	span.End()
 	cs.op.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(c.Method), append(attrs[1:len(attrs):len(attrs)], errAttrs...)...)
 	return out
+}
+
+// serverAttrs appends server.address and server.port, the host and port of
+// the server's endpoint URL (the scheme's default port when the URL names
+// none), for a client on HTTP; on stdio and in memory there is no server
+// address.
+func serverAttrs(attrs []attribute.KeyValue, endpoint string) []attribute.KeyValue {
+	if endpoint == "" {
+		return attrs
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Hostname() == "" {
+		return attrs
+	}
+	attrs = append(attrs, semconv.ServerAddress(u.Hostname()))
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		switch u.Scheme {
+		case "http":
+			port = 80
+		case "https":
+			port = 443
+		default:
+			return attrs
+		}
+	}
+	return append(attrs, semconv.ServerPort(port))
 }

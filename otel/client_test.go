@@ -2,7 +2,9 @@ package otel_test
 
 import (
 	"context"
+	"net"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,13 +69,15 @@ func TestClientSpanJoinsServer(t *testing.T) {
 	for _, a := range cl.Attributes() {
 		got[string(a.Key)] = a.Value.String()
 	}
+	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	want := map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
-		"mcp.protocol.version": "2026-07-28", "network.transport": "tcp", "network.protocol.name": "http"}
+		"mcp.protocol.version": "2026-07-28", "network.transport": "tcp", "network.protocol.name": "http",
+		"server.address": host, "server.port": port}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("client span attributes (-want +got):\n%s", diff)
 	}
 	h := &harness{metrics: reader}
-	if m := findMetric(t, h, "mcp.client.operation.duration"); m["mcp.method.name"] != "tools/call" {
-		t.Errorf("mcp.client.operation.duration attributes %v", m)
+	if m := findMetric(t, h, "mcp.client.operation.duration"); m["mcp.method.name"] != "tools/call" || m["server.address"] != host || m["server.port"] != port {
+		t.Errorf("mcp.client.operation.duration attributes %v, want mcp.method.name tools/call, server.address %s, server.port %s", m, host, port)
 	}
 }

@@ -4,9 +4,12 @@
 // (the tool or prompt name), with mcp.method.name, mcp.protocol.version,
 // mcp.session.id (legacy sessions), mcp.resource.uri, jsonrpc.request.id,
 // gen_ai.tool.name, gen_ai.prompt.name, gen_ai.operation.name,
-// error.type, rpc.response.status_code, network.transport and the server
-// address and port; and the mcp.server.operation.duration and
-// mcp.server.session.duration histograms.
+// error.type, rpc.response.status_code, network.transport, the server
+// address and port, and on Streamable HTTP the client's address and port
+// (client.address, behind the proxies in mcp.QuotaOptions.TrustedProxies)
+// and the TCP peer's (network.peer.address); and the
+// mcp.server.operation.duration and mcp.server.session.duration
+// histograms.
 //
 // The span joins the caller's trace: its parent is the W3C trace context
 // (traceparent, tracestate) and baggage that the request carries in
@@ -154,6 +157,7 @@ func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly []attribute.K
 				}
 			}
 		}
+		spanOnly = peerAttrs(spanOnly, c)
 	case mcp.TransportStdio:
 		shared = append(shared, semconv.NetworkTransportPipe)
 	}
@@ -164,6 +168,40 @@ func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly []attribute.K
 		spanOnly = append(spanOnly, semconv.JSONRPCRequestID(idString(c)))
 	}
 	return shared, spanOnly
+}
+
+// peerAttrs appends the attributes of a server span over HTTP that say
+// who called: network.peer.address and network.peer.port (the TCP peer,
+// which may be a proxy), and client.address and client.port (the client
+// behind the proxies the server trusts, mcp.Call.ClientAddr). A forwarded
+// client address comes without a port: client.port is then left out.
+func peerAttrs(attrs []attribute.KeyValue, c *mcp.Call) []attribute.KeyValue {
+	if c.Phase != mcp.PhaseRequest {
+		return attrs
+	}
+	peer := c.PeerAddr()
+	if peer == "" {
+		return attrs
+	}
+	host, port, err := net.SplitHostPort(peer)
+	if err != nil {
+		return attrs
+	}
+	p, perr := strconv.Atoi(port)
+	attrs = append(attrs, semconv.NetworkPeerAddress(host))
+	if perr == nil {
+		attrs = append(attrs, semconv.NetworkPeerPort(p))
+	}
+	addr, forwarded := c.ClientAddr()
+	client := host // not an IP address: named as the peer names it
+	if addr.IsValid() {
+		client = addr.String()
+	}
+	attrs = append(attrs, semconv.ClientAddress(client))
+	if !forwarded && perr == nil {
+		attrs = append(attrs, semconv.ClientPort(p))
+	}
+	return attrs
 }
 
 // idString is the request id as the conventions record it: a string id

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,14 +41,17 @@ type harness struct {
 	metrics *sdkmetric.ManualReader
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { return newHarnessWith(t, mcp.ServerOptions{}) }
+
+// newHarnessWith is newHarness on a server with the options o (whose
+// Interceptors it sets).
+func newHarnessWith(t *testing.T, o mcp.ServerOptions) *harness {
 	h := &harness{spans: tracetest.NewSpanRecorder(), metrics: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(h.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(h.metrics))
 	t.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
-	h.s = mcp.NewServer(&mcp.ServerOptions{Interceptors: []mcp.Interceptor{
-		mcpotel.ServerInterceptor(&mcpotel.Options{TracerProvider: tp, MeterProvider: mp}),
-	}})
+	o.Interceptors = []mcp.Interceptor{mcpotel.ServerInterceptor(&mcpotel.Options{TracerProvider: tp, MeterProvider: mp})}
+	h.s = mcp.NewServer(&o)
 	app := tp.Tracer("app")
 	mcp.AddTool(h.s, &mcp.Tool{Name: "lookup", Description: "Looks up."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 		_, span := app.Start(ctx, "db query")
@@ -104,21 +108,100 @@ func lookupCall(id int, legacy bool, session, meta string) mcpwire.Request {
 // traceMeta is the trace context a caller sends in _meta.
 const traceMeta = `"traceparent":"` + traceparent + `","baggage":"k=v"`
 
+// postFrom posts r to url on a connection of its own, with the extra
+// header values, and returns the connection's local (the client's) port.
+func postFrom(t *testing.T, url string, r mcpwire.Request, header http.Header) string {
+	t.Helper()
+	var local net.Addr
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			local = c.LocalAddr()
+		}
+		return c, err
+	}}
+	defer tr.CloseIdleConnections()
+	req, err := r.NewRequest(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mcpwire.Read(resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: HTTP %d", r.Method, resp.StatusCode)
+	}
+	_, port, err := net.SplitHostPort(local.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
 func TestSpanTreeHTTP(t *testing.T) {
 	h := newHarness(t)
 	srv := httptest.NewServer(h.s)
 	defer srv.Close()
-	mcpwire.Post(t, context.Background(), srv.URL, lookupCall(9, false, "", traceMeta))
+	clientPort := postFrom(t, srv.URL, lookupCall(9, false, "", traceMeta), nil)
 	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	checkToolCallTree(t, h, 0, map[string]string{
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
 		"mcp.protocol.version": "2026-07-28", "jsonrpc.request.id": "9", "network.transport": "tcp",
 		"network.protocol.name": "http", "server.address": host, "server.port": port,
+		"client.address": "127.0.0.1", "client.port": clientPort,
+		"network.peer.address": "127.0.0.1", "network.peer.port": clientPort,
 	})
 	checkOperationMetric(t, h, map[string]string{
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
 		"mcp.protocol.version": "2026-07-28", "network.transport": "tcp", "network.protocol.name": "http",
 	})
+}
+
+// TestClientAddressForwarded checks the client address of a server span
+// behind a proxy: X-Forwarded-For names the client when the peer is one of
+// QuotaOptions.TrustedProxies (client.address is the forwarded address,
+// without a port, and network.peer.* the proxy), and is ignored otherwise.
+func TestClientAddressForwarded(t *testing.T) {
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	elsewhere := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	for _, tt := range []struct {
+		name     string
+		trusted  []netip.Prefix
+		xff      []string
+		forwards bool // client.address is 203.0.113.7, without client.port
+	}{
+		{"trusted proxy", loopback, []string{"203.0.113.7"}, true},
+		{"trusted proxy chain", loopback, []string{"198.51.100.1, 203.0.113.7, 127.0.0.2"}, true},
+		{"untrusted peer", nil, []string{"203.0.113.7"}, false},
+		{"other proxies trusted", elsewhere, []string{"203.0.113.7"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarnessWith(t, mcp.ServerOptions{Quotas: mcp.QuotaOptions{TrustedProxies: tt.trusted}})
+			srv := httptest.NewServer(h.s)
+			defer srv.Close()
+			clientPort := postFrom(t, srv.URL, lookupCall(5, false, "", traceMeta), http.Header{"X-Forwarded-For": tt.xff})
+			host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+			want := map[string]string{
+				"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
+				"mcp.protocol.version": "2026-07-28", "jsonrpc.request.id": "5", "network.transport": "tcp",
+				"network.protocol.name": "http", "server.address": host, "server.port": port,
+				"network.peer.address": "127.0.0.1", "network.peer.port": clientPort,
+				"client.address": "127.0.0.1", "client.port": clientPort,
+			}
+			if tt.forwards {
+				want["client.address"] = "203.0.113.7"
+				delete(want, "client.port")
+			}
+			checkToolCallTree(t, h, 0, want)
+		})
+	}
 }
 
 func TestSpanTreeStdio(t *testing.T) {
@@ -151,12 +234,14 @@ func TestSpanTreeLegacySession(t *testing.T) {
 	}
 	mcpwire.Post(t, context.Background(), srv.URL, mcpwire.Request{Legacy: true, Session: sid, Notification: true, Method: "notifications/initialized"})
 	skip := len(h.spans.Ended())
-	mcpwire.Post(t, context.Background(), srv.URL, lookupCall(2, true, sid, `"traceparent":"`+traceparent+`"`))
+	clientPort := postFrom(t, srv.URL, lookupCall(2, true, sid, `"traceparent":"`+traceparent+`"`), nil)
 	host, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	checkToolCallTree(t, h, skip, map[string]string{
 		"mcp.method.name": "tools/call", "gen_ai.tool.name": "lookup", "gen_ai.operation.name": "execute_tool",
 		"mcp.protocol.version": "2025-11-25", "mcp.session.id": sid, "jsonrpc.request.id": "2",
 		"network.transport": "tcp", "network.protocol.name": "http", "server.address": host, "server.port": port,
+		"client.address": "127.0.0.1", "client.port": clientPort,
+		"network.peer.address": "127.0.0.1", "network.peer.port": clientPort,
 	})
 	// End the session: DELETE.
 	mcpwire.Post(t, context.Background(), srv.URL, mcpwire.Request{Legacy: true, Session: sid, HTTPMethod: http.MethodDelete})

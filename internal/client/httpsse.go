@@ -188,6 +188,10 @@ func (c *SSEConn) Endpoint() string { return c.endpoint }
 // Transport returns TransportSSE.
 func (c *SSEConn) Transport() string { return TransportSSE }
 
+// URL returns the URL the stream was opened at (not the endpoint that
+// the server named for posting).
+func (c *SSEConn) URL() string { return c.url }
+
 func (c *SSEConn) postMessage(ctx context.Context, body []byte) (*Reply, error) {
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
