@@ -158,3 +158,12 @@ func TestLegacyWorkersEndAtShutdown(t *testing.T) {
 		}
 	})
 }
+
+// TestShutdownModernOnly checks that Shutdown of a server without the
+// legacy era (which has no legacy workers to end) returns without error.
+func TestShutdownModernOnly(t *testing.T) {
+	s := NewServer(&ServerOptions{Legacy: LegacyOptions{Disable: true}})
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}

@@ -62,16 +62,15 @@ func TestWireLegacyHTTP(t *testing.T) {
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				// Registered first, so it runs last: the goroutines the
-				// server keeps idle (legacy workers wait a while for the
-				// next request) end on the bubble's clock, which stops
-				// when the test function returns.
-				t.Cleanup(func() { time.Sleep(time.Hour) })
 				ar, err := txtar.ParseFile(file)
 				if err != nil {
 					t.Fatal(err)
 				}
 				s := legacyWireServer(t, string(ar.Comment))
+				// Shutdown ends the goroutines the server keeps idle (legacy
+				// workers wait for the next request), which must end inside
+				// the bubble.
+				t.Cleanup(func() { s.Shutdown(context.Background()) })
 				session := "none"
 				var out []txtar.File
 				for i := 0; i < len(ar.Files); i++ {

@@ -402,7 +402,9 @@ func (s *Server) putBuf(b *[]byte) {
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.shuttingDown.Store(true)
 	s.stopSkillsWatch()
-	s.legacy.workers.stop()
+	if s.legacy != nil {
+		s.legacy.workers.stop()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.tasks.shutdown(ctx) }()
 	err := s.shutdownListen(ctx)
