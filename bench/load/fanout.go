@@ -85,16 +85,7 @@ func MeasureFanout(argv []string, impl string, listeners, triggers int) ([]Fanou
 		if err != nil {
 			return nil, err
 		}
-		_, delays, err := w.change(k+1, 10*time.Second, func() error {
-			status, msg, err := toucher.do(touchBody(k + 1))
-			if err == nil {
-				err = checkTouch(status, msg, k+1)
-			}
-			if err != nil {
-				return fmt.Errorf("tools/call %s: %w", servers.TouchTool, err)
-			}
-			return nil
-		})
+		_, delays, err := w.change(k+1, 10*time.Second, toucher.change(k+1))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", impl, err)
 		}
@@ -110,6 +101,21 @@ func MeasureFanout(argv []string, impl string, listeners, triggers int) ([]Fanou
 		}
 	}
 	return out, nil
+}
+
+// change returns the trigger of the id-th tools list change: a tools/call
+// of touch on c, its answer checked.
+func (c *httpConn) change(id int) func() error {
+	return func() error {
+		status, msg, err := c.do(touchBody(id))
+		if err == nil {
+			err = checkTouch(status, msg, id)
+		}
+		if err != nil {
+			return fmt.Errorf("tools/call %s: %w", servers.TouchTool, err)
+		}
+		return nil
+	}
 }
 
 // checkTouch checks the answer to touch: a complete tool result with the

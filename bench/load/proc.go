@@ -260,3 +260,19 @@ func (t *tailBuffer) suffix() string {
 	}
 	return "; server stderr: " + strings.TrimSpace(string(t.b))
 }
+
+// LoadAverage returns the 1, 5 and 15 minute load averages of the machine
+// as /proc/loadavg gives them ("0.42 1.09 2.37"), or "unknown" where there
+// is no such file. Every report prints it next to its numbers: the machine
+// may be shared.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}

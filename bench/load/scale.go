@@ -88,16 +88,7 @@ func MeasureListenScale(argv []string, impl string, n, changes int, idle time.Du
 		if err != nil {
 			return out, err
 		}
-		_, d, err := w.change(k+1, 30*time.Second, func() error {
-			status, msg, err := toucher.do(touchBody(k + 1))
-			if err == nil {
-				err = checkTouch(status, msg, k+1)
-			}
-			if err != nil {
-				return fmt.Errorf("tools/call %s: %w", servers.TouchTool, err)
-			}
-			return nil
-		})
+		_, d, err := w.change(k+1, 30*time.Second, toucher.change(k+1))
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", impl, err)
 		}

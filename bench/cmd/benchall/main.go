@@ -247,7 +247,7 @@ func rotate(impls []string, r int) []string {
 func run(c *config, bins map[string]string) *report {
 	rep := &report{
 		start:      time.Now(),
-		loadBefore: loadAvg(),
+		loadBefore: load.LoadAverage(),
 		runs:       map[runKey][]sample{},
 		procs:      map[procKey][]procSample{},
 		starts:     map[procKey][]time.Duration{},
@@ -457,18 +457,6 @@ func benchInProcess(impl, method string) inprocSample {
 	}
 	logf("  inproc %-15s %-6s %9d ns/op %6d allocs/op %8d B/op", method, impl, res.NsPerOp(), res.AllocsPerOp(), res.AllocedBytesPerOp())
 	return inprocSample{nsPerOp: res.NsPerOp(), allocsPerOp: res.AllocsPerOp(), bytesPerOp: res.AllocedBytesPerOp()}
-}
-
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // handWrittenMarker starts the part of the report file that a run keeps:

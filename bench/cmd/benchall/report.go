@@ -293,7 +293,7 @@ func render(c *config, r *report) string {
 	p("| OS | %s %s, kernel %s |\n", runtime.GOOS, runtime.GOARCH, kernel())
 	p("| Go | %s |\n", runtime.Version())
 	p("| mcpkit | commit %s |\n", gitRev(c.benchDir))
-	p("| Load average | %s before, %s after (the machine is shared; numbers are noisy) |\n", r.loadBefore, loadAvg())
+	p("| Load average | %s before, %s after (the machine is shared; numbers are noisy) |\n", r.loadBefore, load.LoadAverage())
 	p("| Repetitions | %d, interleaved: each case runs for every implementation before the next case, in an order that rotates between repetitions |\n", c.reps)
 	p("| Per run | %s measured in %d slices: the implementations take turns slice by slice (%s warm-up before the first, %s before the others); in-process benchmarks %s each |\n", c.duration, c.slices, c.warmup, c.sliceWarmup, c.benchtime)
 	p("\nImplementations:\n\n")

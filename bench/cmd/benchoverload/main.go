@@ -139,13 +139,13 @@ func main() {
 		cmdline += " " + strings.Join(os.Args[1:], " ")
 	}
 	fmt.Fprintf(w, "Run %s on %s/%s, %d CPUs, %s; load average at start: %s. Command: `%s`.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg(), cmdline)
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), load.LoadAverage(), cmdline)
 	fmt.Fprintf(w, "burn: %d rounds of the loop per call (calibrated to 1 ms of CPU in the driver's process). Arrivals: %s; each open-loop run %v after a %v warm-up, on a fresh server process; per-request timeout %v; at most %d client connections.\n\n",
 		cfg.burnIters, *arrivals, cfg.duration, cfg.warmup, cfg.timeout, cfg.maxConns)
 	for _, tool := range cfg.tools {
 		runTool(w, cfg, tool)
 	}
-	fmt.Fprintf(w, "Load average at the end: %s.\n", loadavg())
+	fmt.Fprintf(w, "Load average at the end: %s.\n", load.LoadAverage())
 }
 
 // implOf returns the implementation of a variant name.
@@ -202,17 +202,17 @@ func runTool(w io.Writer, cfg config, tool string) {
 		}
 		p, err := cfg.start(v)
 		if err != nil {
-			fmt.Fprintf(w, "| %s | failed: %v | | %s |\n", name, err, loadavg())
+			fmt.Fprintf(w, "| %s | failed: %v | | %s |\n", name, err, load.LoadAverage())
 			continue
 		}
 		r := load.RunHTTP(p.URL, v.impl, method, capConns, load.Options{Warmup: 500 * time.Millisecond, Duration: cfg.capDuration, CPU: p.CPU})
 		p.Stop()
 		if r.Err != nil {
-			fmt.Fprintf(w, "| %s | failed: %v | | %s |\n", name, r.Err, loadavg())
+			fmt.Fprintf(w, "| %s | failed: %v | | %s |\n", name, r.Err, load.LoadAverage())
 			continue
 		}
 		capacity[name] = r.RPS()
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, num(r.RPS()), us(r.CPUPerRequest()), loadavg())
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", name, num(r.RPS()), us(r.CPUPerRequest()), load.LoadAverage())
 	}
 	base := capacity[cfg.impls[0]]
 	if base <= 0 {
@@ -236,7 +236,7 @@ func runTool(w io.Writer, cfg config, tool string) {
 				rn.rss, _ = p.PeakRSS()
 				p.Stop()
 			}
-			rn.load = loadavg()
+			rn.load = load.LoadAverage()
 			fmt.Fprintf(os.Stderr, "benchoverload: %s %s %gx: %s\n", tool, name, m, summary(rn))
 			runs = append(runs, rn)
 		}
@@ -362,18 +362,6 @@ func ms(d time.Duration) string {
 
 func us(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/1e3, 'f', 0, 64) + " µs"
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func fatal(err error) {

@@ -47,7 +47,7 @@ func main() {
 	defer os.RemoveAll(tmp)
 	if *replicas > 0 {
 		fmt.Printf("Run %s on %s/%s, %d CPUs, %s; load average at start: %s\n\n",
-			time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg())
+			time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), load.LoadAverage())
 		n := 3 * *replicas // default: three changes made on each replica
 		flag.Visit(func(f *flag.Flag) {
 			if f.Name == "changes" {
@@ -61,7 +61,7 @@ func main() {
 		return
 	}
 	fmt.Printf("Run %s on %s/%s, %d CPUs, %s; load average at start: %s\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), loadavg())
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), load.LoadAverage())
 	fmt.Println("| impl | streams | RSS per stream | idle CPU (share of one core) | list_changed p50 | p99 | max | server CPU per change | load average after |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, impl := range strings.Split(*impls, ",") {
@@ -78,28 +78,16 @@ func main() {
 			}
 			r, err := load.MeasureListenScale([]string{bin, "-impl", impl}, impl, n, *changes, *idle)
 			if err != nil {
-				fmt.Printf("| %s | %d | failed: %v | | | | | | %s |\n", impl, n, err, loadavg())
+				fmt.Printf("| %s | %d | failed: %v | | | | | | %s |\n", impl, n, err, load.LoadAverage())
 				continue
 			}
 			fmt.Printf("| %s | %d | %.1f KiB | %.2f%% | %s | %s | %s | %s | %s |\n", impl, n, float64(r.RSSPerStream)/1024,
-				100*r.IdleCPU, ms(r.P50), ms(r.P99), ms(r.Max), ms(r.ChangeCPU), loadavg())
+				100*r.IdleCPU, ms(r.P50), ms(r.P99), ms(r.Max), ms(r.ChangeCPU), load.LoadAverage())
 		}
 	}
 }
 
 func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms" }
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
-}
 
 func fatal(err error) {
 	fmt.Fprintln(os.Stderr, "benchscale:", err)

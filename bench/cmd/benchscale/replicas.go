@@ -57,12 +57,12 @@ func runReplicas(tmp, redisBin string, replicas, perReplica, changes int) error 
 	t0 := time.Now()
 	s, err := load.MeasureReplicas([]string{bin, "-impl", "mcpkit"}, r, replicas, perReplica, changes)
 	if err != nil {
-		fmt.Printf("| %d | %d | failed: %v | | | | | | | | | %s |\n", replicas, replicas*perReplica, strings.ReplaceAll(err.Error(), "\n", " / "), loadavg())
+		fmt.Printf("| %d | %d | failed: %v | | | | | | | | | %s |\n", replicas, replicas*perReplica, strings.ReplaceAll(err.Error(), "\n", " / "), load.LoadAverage())
 		return err
 	}
 	fmt.Printf("| %d | %d | %s | %s | %s | %s | %s | %s / %s | %s | %s | %.1f s | %s |\n\n", replicas, replicas*perReplica,
 		ms(s.P50), ms(s.P99), ms(s.Max), ms(s.Local.P99), ms(s.Remote.P99), ms(s.LocalFirst), ms(s.RemoteFirst), ms(s.RedisHop), us(s.RedisRTT),
-		s.Open.Seconds(), loadavg())
+		s.Open.Seconds(), load.LoadAverage())
 	fmt.Println("| replica | RSS per stream | p50 / p99, changes made here | p50 / p99, changes made elsewhere | CPU per change (median) |")
 	fmt.Println("| ---: | ---: | ---: | ---: | ---: |")
 	for i, f := range s.Replica {
