@@ -274,7 +274,8 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 		}
 	}
 	fill()
-	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss}
+	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss,
+		remote: in.remote, srv: s}
 	mark := len(dst)
 	var out []byte
 	var inner Outcome

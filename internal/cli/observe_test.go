@@ -98,3 +98,30 @@ func TestServeHealthEndpoints(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestServeLogRequestsBounded sends a tool name of 3 MiB with
+// --log-requests: the access log line carries at most 256 bytes of it.
+func TestServeLogRequestsBounded(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	huge := strings.Repeat("x", 3<<20)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + huge + `","arguments":{},` + meta + `}}` + "\n"
+	var stdout, stderr strings.Builder
+	if code := serveContext(context.Background(), []string{"--stdio", "--log-requests"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %.2000s", code, stderr.String())
+	}
+	var line string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, `msg="mcp request"`) {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no access log line:\n%.2000s", stderr.String())
+	}
+	if len(line) > 1024 || !strings.Contains(line, "name="+strings.Repeat("x", 253)+"…") {
+		t.Errorf("access log line of %d bytes: %.400s", len(line), line)
+	}
+	if len(stderr.String()) > 64<<10 {
+		t.Errorf("stderr holds %d bytes after one call", len(stderr.String()))
+	}
+}
