@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 var initBody = string(mcpwire.Initialize("", "").Bytes())
@@ -360,5 +362,37 @@ func TestMaxResponseBytes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQuotaFailedInitialize: an initialize that an interceptor fails (here
+// after the handshake ran) opens no session: the error names none in
+// Mcp-Session-Id, the session quota is not held, and three failures do
+// not lock the client out.
+func TestQuotaFailedInitialize(t *testing.T) {
+	var fails atomic.Int32
+	fails.Store(3)
+	deny := func(ctx context.Context, c *Call, next CallHandler) Outcome {
+		o := next(ctx, c)
+		if c.Method == "initialize" && fails.Add(-1) >= 0 {
+			return Outcome{Err: &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: not today"}}
+		}
+		return o
+	}
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2}, Interceptors: []Interceptor{deny}})
+	for i := range 3 {
+		w := quotaPost(s, "192.0.2.1:1000", "", initBody)
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" || !strings.Contains(w.Body.String(), "not today") {
+			t.Errorf("failed initialize %d: %d, Mcp-Session-Id %q, body %s", i, w.Code, id, w.Body)
+		}
+	}
+	if n := s.quota.held(quotaSessions, "a 192.0.2.1"); n != 0 {
+		t.Errorf("after three failed initializes the client holds %d sessions, want 0", n)
+	}
+	for i := range 2 {
+		w := quotaPost(s, "192.0.2.1:1000", "", initBody)
+		if w.Code != 200 || w.Header().Get("Mcp-Session-Id") == "" {
+			t.Errorf("initialize %d after the failures: %d %q %s", i, w.Code, w.Header().Get("Mcp-Session-Id"), w.Body)
+		}
 	}
 }
