@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -395,4 +396,44 @@ func TestQuotaFailedInitialize(t *testing.T) {
 			t.Errorf("initialize %d after the failures: %d %q %s", i, w.Code, w.Header().Get("Mcp-Session-Id"), w.Body)
 		}
 	}
+}
+
+// TestQuotaIPv6Prefix: the addresses (and zones) of one IPv6 /64 are one
+// client by default, so that a host cannot multiply its quota by using
+// more of its addresses; other /64s, and each address with IPv6Prefix
+// Off, count apart.
+func TestQuotaIPv6Prefix(t *testing.T) {
+	tests := []struct {
+		name   string
+		prefix int
+		addrs  []string // the peers of the initializes, in order
+		want   []int    // the status of each
+	}{
+		{"one /64 by default", 0, []string{"[2001:db8::1]:1000", "[2001:db8::2]:1000", "[2001:db8::ffff:1]:1000", "[fe80::1%eth0]:1", "[2001:db8:0:1::1]:1000"},
+			[]int{200, 200, 429, 200, 200}},
+		{"zones are one address", 0, []string{"[fe80::1%eth0]:1", "[fe80::1%eth1]:1", "[fe80::1%eth2]:1"}, []int{200, 200, 429}},
+		{"a /48", 48, []string{"[2001:db8::1]:1000", "[2001:db8:0:1::1]:1000", "[2001:db8:0:2::1]:1000"}, []int{200, 200, 429}},
+		{"each address with Off", Off, []string{"[2001:db8::1]:1000", "[2001:db8::2]:1000", "[2001:db8::3]:1000"}, []int{200, 200, 200}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2, IPv6Prefix: tt.prefix}})
+			var got []int
+			for _, a := range tt.addrs {
+				got = append(got, quotaPost(s, a, "", initBody).Code)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQuotaIPv6PrefixTooLong(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "IPv6Prefix") {
+			t.Errorf("panic %v, want one naming IPv6Prefix", p)
+		}
+	}()
+	NewServer(&ServerOptions{Quotas: QuotaOptions{IPv6Prefix: 129}})
 }

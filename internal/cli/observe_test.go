@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -47,31 +45,12 @@ func TestServeLogRequests(t *testing.T) {
 // and /readyz next to its MCP endpoint, and that --log-requests logs HTTP
 // calls with their status.
 func TestServeHealthEndpoints(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- serveContext(ctx, []string{"--addr", "127.0.0.1:0", "--log-requests"}, strings.NewReader(""), io.Discard, pw)
-		pw.Close()
-	}()
-	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)/mcp`)
-	sc := bufio.NewScanner(pr)
-	var base string
-	for sc.Scan() {
-		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
-			base = m[1]
-			break
-		}
-	}
-	if base == "" {
-		t.Fatal("serve did not log its URL")
-	}
+	base, cancel, lines, done := runServe(t, "--log-requests", "--drain", "0")
 	logLines := make(chan string, 16)
 	go func() {
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `msg="mcp request"`) {
-				logLines <- sc.Text()
+		for l := range lines {
+			if strings.Contains(l, `msg="mcp request"`) {
+				logLines <- l
 			}
 		}
 		close(logLines)
