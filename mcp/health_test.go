@@ -73,4 +73,3 @@ func TestHealthEndpoints(t *testing.T) {
 		t.Errorf("Ready after Shutdown: %v", err)
 	}
 }
-
