@@ -157,7 +157,9 @@ func (c *Call) ClientAddr() (addr netip.Addr, forwarded bool) {
 // that labels metrics by name uses it to label those with a fixed value
 // instead (the otel module uses "_OTHER"), so that a client cannot make a
 // series per request. Visibility filters are not consulted: a registered
-// name is bounded whoever asks. It is safe to call from any interceptor.
+// name is bounded whoever asks. The items of a ServerOptions.Provider are
+// not the registry's: Registered reports false for them. It is safe to
+// call from any interceptor.
 func (c *Call) Registered() bool {
 	if c.srv == nil || c.Name == "" {
 		return false
