@@ -60,7 +60,7 @@ func TestClientStringsBounded(t *testing.T) {
 					t.Errorf("span %q: status description of %d bytes", s.Name(), n)
 				}
 				for _, a := range s.Attributes() {
-					if n := len(a.Value.Emit()); n > 1024 {
+					if n := len(a.Value.String()); n > 1024 {
 						t.Errorf("span %q: attribute %s of %d bytes", s.Name(), a.Key, n)
 					}
 				}
@@ -74,7 +74,7 @@ func TestClientStringsBounded(t *testing.T) {
 					hist, _ := m.Data.(metricdata.Histogram[float64])
 					for _, dp := range hist.DataPoints {
 						for _, a := range dp.Attributes.ToSlice() {
-							if n := len(a.Value.Emit()); n > 256 {
+							if n := len(a.Value.String()); n > 256 {
 								t.Errorf("%s: label %s of %d bytes", m.Name, a.Key, n)
 							}
 						}
