@@ -366,21 +366,26 @@ func TestMaxResponseBytes(t *testing.T) {
 	}
 }
 
-// TestQuotaFailedInitialize: an initialize that an interceptor fails (here
-// after the handshake ran) opens no session: the error names none in
-// Mcp-Session-Id, the session quota is not held, and three failures do
-// not lock the client out.
-func TestQuotaFailedInitialize(t *testing.T) {
+// failInitialize is an interceptor that fails the first n initialize
+// calls after the handshake ran, with "not today".
+func failInitialize(n int32) Interceptor {
 	var fails atomic.Int32
-	fails.Store(3)
-	deny := func(ctx context.Context, c *Call, next CallHandler) Outcome {
+	fails.Store(n)
+	return func(ctx context.Context, c *Call, next CallHandler) Outcome {
 		o := next(ctx, c)
 		if c.Method == "initialize" && fails.Add(-1) >= 0 {
 			return Outcome{Err: &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: not today"}}
 		}
 		return o
 	}
-	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2}, Interceptors: []Interceptor{deny}})
+}
+
+// TestQuotaFailedInitialize: an initialize that an interceptor fails (here
+// after the handshake ran) opens no session: the error names none in
+// Mcp-Session-Id, the session quota is not held, and three failures do
+// not lock the client out.
+func TestQuotaFailedInitialize(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2}, Interceptors: []Interceptor{failInitialize(3)}})
 	for i := range 3 {
 		w := quotaPost(s, "192.0.2.1:1000", "", initBody)
 		if id := w.Header().Get("Mcp-Session-Id"); id != "" || !strings.Contains(w.Body.String(), "not today") {
@@ -395,6 +400,24 @@ func TestQuotaFailedInitialize(t *testing.T) {
 		if w.Code != 200 || w.Header().Get("Mcp-Session-Id") == "" {
 			t.Errorf("initialize %d after the failures: %d %q %s", i, w.Code, w.Header().Get("Mcp-Session-Id"), w.Body)
 		}
+	}
+}
+
+// TestFailedInitializeStdio: on stdio, an initialize that an interceptor
+// fails leaves the connection uninitialized, so that the client may try
+// again (it was "already initialized" before).
+func TestFailedInitializeStdio(t *testing.T) {
+	s := NewServer(&ServerOptions{Interceptors: []Interceptor{failInitialize(1)}, Logger: discardLogger()})
+	init2 := mcpwire.Initialize("", "")
+	init2.ID = "2"
+	in := initBody + "\n" + string(init2.Bytes()) + "\n"
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "not today") || !strings.Contains(lines[1], `"protocolVersion"`) {
+		t.Errorf("answers:\n%s\nwant the refusal, then an initialize result", out.String())
 	}
 }
 
