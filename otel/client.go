@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/internal/clip"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // metaInjector writes the trace context into a call's _meta members.
@@ -82,9 +83,9 @@ func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client
 		attrs = append(attrs, semconv.McpProtocolVersion(c.ProtocolVersion))
 	}
 	switch c.Transport {
-	case "streamable-http", "http+sse":
+	case mcp.TransportStreamableHTTP, mcp.TransportSSE:
 		attrs = append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
-	case "stdio":
+	case mcp.TransportStdio:
 		attrs = append(attrs, semconv.NetworkTransportPipe)
 	}
 	attrs = serverAttrs(attrs, c.ServerURL)
