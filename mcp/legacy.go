@@ -83,6 +83,7 @@ const primingVersion = "2025-11-25"
 type legacyEra struct {
 	sessions      *sessions
 	clientTimeout time.Duration
+	only          bool          // Legacy.Only: no modern era
 	busOnce       sync.Once     // subscribeBus
 	workers       legacyWorkers // run the requests of HTTP sessions
 }
@@ -92,6 +93,9 @@ type legacyEra struct {
 func (s *Server) initLegacy() {
 	o := &s.opts.Legacy
 	s.versions = append(slices.Clone(s.modern), legacyVersions...)
+	if o.Only {
+		s.versions = slices.Clone(legacyVersions)
+	}
 	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	store := o.SessionStore
 	if store == nil {
@@ -102,6 +106,7 @@ func (s *Server) initLegacy() {
 	s.legacy = &legacyEra{
 		sessions:      newSessions(s, store, idle, max),
 		clientTimeout: timeout,
+		only:          o.Only,
 		workers:       newLegacyWorkers(),
 	}
 }
@@ -115,6 +120,9 @@ func (s *Server) initializeHint() string {
 	return "a request carrying _meta[\"" + metaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
 		"), which has no handshake; legacy clients (" + strings.Join(legacyVersions, ", ") + ") send initialize without it"
 }
+
+// legacyOnly reports whether s serves the legacy era alone (Legacy.Only).
+func (s *Server) legacyOnly() bool { return s.legacy != nil && s.legacy.only }
 
 // isLegacyVersion reports whether v names a served legacy version.
 func (s *Server) isLegacyVersion(v string) bool {

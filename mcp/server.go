@@ -226,6 +226,9 @@ func NewServer(opts *ServerOptions) *Server {
 	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
 	s.modern = []string{LatestVersion}
 	s.versions = s.modern
+	if o.Legacy.Only && o.Legacy.Disable {
+		panic("mcp.NewServer: Legacy.Only and Legacy.Disable together leave no era to serve")
+	}
 	if !o.Legacy.Disable {
 		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
 	}
