@@ -57,7 +57,6 @@ type invocation struct {
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
-	fs      *flag.FlagSet
 }
 
 // usageError prints "mcpkit NAME: message", the command's usage lines and
@@ -92,7 +91,7 @@ func (inv *invocation) fail(err error) int {
 func runCommand(ctx context.Context, cmd *Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlagSet(cmd)
 	run := cmd.Flag(fs)
-	inv := &invocation{ctx: ctx, cmd: cmd, stdin: stdin, stdout: stdout, stderr: stderr, fs: fs}
+	inv := &invocation{ctx: ctx, cmd: cmd, stdin: stdin, stdout: stdout, stderr: stderr}
 	var err error
 	inv.args, inv.command, inv.dash, err = parseArgs(fs, args)
 	switch {

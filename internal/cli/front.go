@@ -22,23 +22,24 @@ import (
 // requestState keys, the protocol eras it speaks, its authorization, its
 // request log, and, in the full build, Redis and OpenTelemetry.
 //
-// A command uses it in three steps:
+// A command uses it in three steps, typically inside its Command.Flag:
 //
-//	front := registerFront(fs, "bridge")      // before fs.Parse: registers the front flags
-//	opts, closeFront, err := front.ServerOptions(ctx, log, stderr) // after: the options they make
+//	front := registerFront(fs) // before fs.Parse: registers the front flags
+//	// after fs.Parse, in the command's Runner:
+//	opts, closeFront, err := front.ServerOptions(ctx, log, inv.stderr) // the options the flags make
 //	defer closeFront()
-//	err = front.Serve(ctx, opts, newServer, stdin, stdout)         // listen or stdio, until ctx ends
+//	err = front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout) // listen or stdio, until ctx ends
 //
 // where newServer builds the command's own *mcp.Server from the finished
 // options (Serve adds Auth from --auth-* once it knows the served URL, so
-// the server must be built inside Serve). Errors of ServerOptions, and of
-// Serve before it listens, are *exitError values with exitUsage for bad
-// flags; exitCode maps any error to the command's exit code.
+// the server is built inside Serve; its error ends Serve before anything
+// is served). The errors are *exitError values carrying exitUsage for bad
+// flags and exitFailed for a failure to listen or serve; inv.fail prints
+// one and returns its exit code. serveFlags (serve.go) is the example.
 //
 // A Front is filled by fs.Parse and then read only; it is not safe for
 // concurrent use while fs parses.
 type Front struct {
-	cmd         string // the command, for messages: "serve"
 	addr        string
 	path        string
 	stdio       bool
@@ -59,14 +60,14 @@ const (
 	eraLegacy = "legacy"
 )
 
-// registerFront registers the front flags on fs for the command cmd and
-// returns the Front that fs.Parse fills. The flags: --addr, --path,
+// registerFront registers the front flags on fs and returns the Front
+// that fs.Parse fills. The flags: --addr, --path,
 // --stdio, --auth-issuer, --auth-jwks, --auth-audience, --auth-scopes,
 // --auth-protect-discover, --state-key-file, --max-inflight,
 // --max-subscriptions, --log-requests, --keep-alive, --era (with the
 // hidden alias --modern-only) and --redis (used by the full build).
-func registerFront(fs *flag.FlagSet, cmd string) *Front {
-	f := &Front{cmd: cmd}
+func registerFront(fs *flag.FlagSet) *Front {
+	f := &Front{}
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
 	fs.StringVar(&f.path, "path", "/mcp", "URL `PATH` of the MCP endpoint")
 	fs.BoolVar(&f.stdio, "stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 const legacyInit = `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`
@@ -79,5 +81,41 @@ func TestServeFlagErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr.String(), "mcpkit serve: "+tt.want) || !strings.Contains(stderr.String(), "Usage:\n  mcpkit serve") || stdout.Len() > 0 {
 			t.Errorf("%q: exit %d, stderr %q", tt.args, code, stderr.String())
 		}
+	}
+}
+
+// TestFrontOwnServer runs the front as a command other than serve would
+// (the coming bridge): its own flag set and its own *mcp.Server, built
+// from the options the front flags make (here --era legacy over stdio).
+func TestFrontOwnServer(t *testing.T) {
+	fs := newFlagSet(&Command{UsageLine: "bridge"})
+	front := registerFront(fs)
+	if err := fs.Parse([]string{"--stdio", "--era", "legacy", "--max-subscriptions", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	opts, closeFront, err := front.ServerOptions(context.Background(), slog.New(slog.NewTextHandler(&log, nil)), &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeFront()
+	if !opts.Legacy.Only || opts.Listen.MaxSubscriptions != 3 {
+		t.Errorf("options: Legacy.Only %v, MaxSubscriptions %d; want true, 3", opts.Legacy.Only, opts.Listen.MaxSubscriptions)
+	}
+	opts.Name = "bridge"
+	var built *mcp.Server
+	newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
+		built = mcp.NewServer(o)
+		return built, nil
+	}
+	var stdout strings.Builder
+	if err := front.Serve(context.Background(), opts, newServer, strings.NewReader(legacyInit+"\n"), &stdout); err != nil {
+		t.Fatal(err)
+	}
+	if built == nil || !strings.Contains(stdout.String(), `"serverInfo":{"name":"bridge"`) {
+		t.Errorf("stdout %q; want the initialize result of the command's own server", stdout.String())
+	}
+	if !strings.Contains(log.String(), `"serving MCP on stdio" server=bridge versions="[2025-11-25 2025-06-18`) {
+		t.Errorf("log %q", log.String())
 	}
 }

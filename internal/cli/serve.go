@@ -40,7 +40,7 @@ stderr.
 // serveFlags registers the flags of `mcpkit serve`: the front flags
 // (front.go) and the demo's own.
 func serveFlags(fs *flag.FlagSet) Runner {
-	front := registerFront(fs, "serve")
+	front := registerFront(fs)
 	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
 	whoamiScopes := fs.String("auth-whoami-scopes", "", "`SCOPES` the whoami tool needs on top of --auth-scopes (a call without them gets 403 insufficient_scope: try step-up authorization)")
 	var skillsOpts skillsFlags
@@ -65,10 +65,11 @@ func serveFlags(fs *flag.FlagSet) Runner {
 		defer closeFront()
 		opts.Name, opts.Version = demo.Name, demo.Version
 		newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
-			s := demo.NewPlain(o)
+			newDemo := demo.NewPlain
 			if *fixtures {
-				s = demo.New(o)
+				newDemo = demo.New
 			}
+			s := newDemo(o)
 			if sc := splitScopes(*whoamiScopes); len(sc) > 0 {
 				demo.AddWhoami(s, sc...)
 			}
