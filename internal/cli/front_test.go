@@ -119,3 +119,16 @@ func TestFrontOwnServer(t *testing.T) {
 		t.Errorf("log %q", log.String())
 	}
 }
+
+// TestDiscoverEraLegacy checks that mcpkit discover takes `serve --era
+// legacy` for a legacy server, as it takes one written before 2026-07-28.
+func TestDiscoverEraLegacy(t *testing.T) {
+	url, _ := startServeCap(t, "--era", "legacy")
+	var stdout, stderr strings.Builder
+	if code := run([]string{"discover", "--json", url}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"era": "legacy"`) {
+		t.Errorf("report:\n%s\nwant era legacy", stdout.String())
+	}
+}
