@@ -98,9 +98,6 @@ func (f *Front) ServerOptions(ctx context.Context, log *slog.Logger, stderr io.W
 	if f.keepAlive <= 0 {
 		opts.HTTP.KeepAlive = mcp.Off
 	}
-	if err := f.limits(opts, log); err != nil {
-		return nil, nil, err
-	}
 	switch f.era {
 	case eraBoth:
 	case eraModern:
@@ -112,6 +109,9 @@ func (f *Front) ServerOptions(ctx context.Context, log *slog.Logger, stderr io.W
 	}
 	if f.stdio && f.auth.any() {
 		return nil, nil, f.usageErrorf("the --auth-* flags apply to HTTP only; a stdio server takes its credentials from its environment")
+	}
+	if err := f.limits(opts, log); err != nil {
+		return nil, nil, err
 	}
 	keys, err := stateKeys(f.keyFile)
 	if err != nil {
