@@ -23,6 +23,11 @@ package mcp
 //     MCP-Protocol-Version header names a legacy version is told that it
 //     needs a session instead).
 //
+// A server with Legacy.Only applies rule 2 alone, as a server written before
+// 2026-07-28: modern _meta does not make a request modern, initialize
+// always opens a session, and anything else without one is refused
+// (stdio: -32601 before initialize; HTTP: 400, errNeedSession).
+//
 // Legacy requests then flow through Handle like modern ones: the session
 // supplies the protocol version, client capabilities and log level that a
 // modern request carries in _meta, and results are encoded by the legacy
