@@ -43,11 +43,11 @@ func TestLegacyOnlyOptions(t *testing.T) {
 }
 
 // TestLegacyOnlyClientFallback checks that a client that finds the era
-// out (client.EraAuto) over HTTP takes a Legacy.Only server for a legacy
+// out (client.AnyEra) over HTTP takes a Legacy.Only server for a legacy
 // one, as it takes a server written before 2026-07-28, and that calls then
 // work, there and in memory.
 func TestLegacyOnlyClientFallback(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "old", Legacy: mcp.LegacyOptions{Only: true}})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "old"}, Legacy: mcp.LegacyOptions{Only: true}})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."}, func(ctx context.Context, req *mcp.ToolRequest, in struct {
 		Text string `json:"text"`
 	}) (string, error) {
@@ -58,23 +58,23 @@ func TestLegacyOnlyClientFallback(t *testing.T) {
 	tests := []struct {
 		name string
 		tr   client.Transport
-		era  client.Era
+		eras client.EraPreference
 	}{
-		{"http", &client.HTTPTransport{URL: ts.URL}, client.EraAuto},
+		{"http", &client.HTTPTransport{URL: ts.URL}, client.AnyEra},
 		// In memory the client finds no era out (it calls Handle, which
 		// has no sessions): it is told.
-		{"memory", &client.MemoryTransport{Server: s}, client.EraLegacy},
+		{"memory", &client.MemoryTransport{Server: s}, client.LegacyOnly},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			c, err := client.Connect(ctx, tt.tr, &client.Options{ClientInfo: mcp.Implementation{Name: "t", Version: "1"}, Era: tt.era})
+			c, err := client.Connect(ctx, tt.tr, &client.Options{ClientInfo: mcp.Implementation{Name: "t", Version: "1"}, Eras: tt.eras})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if c.Era() != client.EraLegacy || c.ProtocolVersion() != "2025-11-25" {
+			if c.Era() != mcp.EraLegacy || c.ProtocolVersion() != "2025-11-25" {
 				t.Errorf("era %q, version %q; want legacy at 2025-11-25", c.Era(), c.ProtocolVersion())
 			}
 			res, err := c.CallTool(ctx, "echo", map[string]any{"text": "hi"})

@@ -294,7 +294,7 @@ func (f *Front) serveStdio(ctx context.Context, s *mcp.Server, stdin io.Reader, 
 		s.Shutdown(tctx)
 		cancel()
 	}()
-	log.Info("serving MCP on stdio", "server", opts.Name, "versions", s.SupportedVersions())
+	log.Info("serving MCP on stdio", "server", opts.Info.Name, "versions", s.SupportedVersions())
 	if err := s.ServeStdio(sctx, stdin, stdout); err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("stdio: %w", err)}
 	}
@@ -333,7 +333,7 @@ func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, e
 	if aud == "" {
 		aud = url
 	}
-	v, err := oauth.NewJWTVerifier(oauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks, Audience: aud})
+	v, err := oauth.NewJWTVerifier(&oauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks, Audience: aud})
 	if err != nil {
 		return nil, nil, err
 	}

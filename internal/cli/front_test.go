@@ -106,7 +106,7 @@ func TestFrontOwnServer(t *testing.T) {
 	if !opts.Legacy.Only || opts.Listen.MaxSubscriptions != 3 {
 		t.Errorf("options: Legacy.Only %v, MaxSubscriptions %d; want true, 3", opts.Legacy.Only, opts.Listen.MaxSubscriptions)
 	}
-	opts.Name = "bridge"
+	opts.Info.Name = "bridge"
 	var built *mcp.Server
 	newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
 		built = mcp.NewServer(o)

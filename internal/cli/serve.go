@@ -63,7 +63,7 @@ func serveFlags(fs *flag.FlagSet) Runner {
 			return inv.fail(err)
 		}
 		defer closeFront()
-		opts.Name, opts.Version = demo.Name, demo.Version
+		opts.Info.Name, opts.Info.Version = demo.Name, demo.Version
 		newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
 			newDemo := demo.NewPlain
 			if *fixtures {
