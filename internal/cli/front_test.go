@@ -136,3 +136,14 @@ func TestDiscoverEraLegacy(t *testing.T) {
 		t.Errorf("report:\n%s\nwant era legacy", stdout.String())
 	}
 }
+
+// TestServeLoopbackQuietAboutKeys checks that `mcpkit serve` on a loopback
+// address without a requestState key starts without a word about keys
+// (issue 29: the warning is for listeners other hosts reach).
+func TestServeLoopbackQuietAboutKeys(t *testing.T) {
+	t.Setenv(mcp.StateKeysEnv, "")
+	_, logs := startServeCap(t)
+	if l := strings.Join(logs, "\n"); strings.Contains(l, "requestState") {
+		t.Errorf("start-up logs mention requestState:\n%s", l)
+	}
+}
