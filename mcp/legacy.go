@@ -23,6 +23,11 @@ package mcp
 //     MCP-Protocol-Version header names a legacy version is told that it
 //     needs a session instead).
 //
+// A server with Legacy.Only applies rule 2 alone, as a server written before
+// 2026-07-28: modern _meta does not make a request modern, initialize
+// always opens a session, and anything else without one is refused
+// (stdio: -32601 before initialize; HTTP: 400, errNeedSession).
+//
 // Legacy requests then flow through Handle like modern ones: the session
 // supplies the protocol version, client capabilities and log level that a
 // modern request carries in _meta, and results are encoded by the legacy
@@ -83,6 +88,7 @@ const primingVersion = "2025-11-25"
 type legacyEra struct {
 	sessions      *sessions
 	clientTimeout time.Duration
+	only          bool          // Legacy.Only: no modern era
 	busOnce       sync.Once     // subscribeBus
 	workers       legacyWorkers // run the requests of HTTP sessions
 }
@@ -92,6 +98,9 @@ type legacyEra struct {
 func (s *Server) initLegacy() {
 	o := &s.opts.Legacy
 	s.versions = append(slices.Clone(s.modern), legacyVersions...)
+	if o.Only {
+		s.versions = slices.Clone(legacyVersions)
+	}
 	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	store := o.SessionStore
 	if store == nil {
@@ -102,6 +111,7 @@ func (s *Server) initLegacy() {
 	s.legacy = &legacyEra{
 		sessions:      newSessions(s, store, idle, max),
 		clientTimeout: timeout,
+		only:          o.Only,
 		workers:       newLegacyWorkers(),
 	}
 }
@@ -115,6 +125,9 @@ func (s *Server) initializeHint() string {
 	return "a request carrying _meta[\"" + metaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
 		"), which has no handshake; legacy clients (" + strings.Join(legacyVersions, ", ") + ") send initialize without it"
 }
+
+// legacyOnly reports whether s serves the legacy era alone (Legacy.Only).
+func (s *Server) legacyOnly() bool { return s.legacy != nil && s.legacy.only }
 
 // isLegacyVersion reports whether v names a served legacy version.
 func (s *Server) isLegacyVersion(v string) bool {
