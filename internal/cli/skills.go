@@ -205,7 +205,17 @@ func saveSkill(ctx context.Context, l *client.LoadedSkill, dir string, stdout, s
 		fmt.Fprintf(stderr, "mcpkit skills: --save: %v\n", err)
 		return exitUsage
 	}
-	if err := os.Mkdir(filepath.Join(dir, s.Name), 0o755); err != nil {
+	// The client checked the name against the naming rules when it decoded
+	// the skill; DIR is opened as an os.Root all the same, so the skill's
+	// folder and every file in it are created through it and cannot land
+	// outside DIR whatever the server sent.
+	top, err := os.OpenRoot(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit skills: --save: %v\n", err)
+		return exitUsage
+	}
+	defer top.Close()
+	if err := top.Mkdir(s.Name, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			fmt.Fprintf(stderr, "mcpkit skills: --save: %s already exists; remove it or choose another DIR\n", filepath.Join(dir, s.Name))
 		} else {
@@ -213,7 +223,7 @@ func saveSkill(ctx context.Context, l *client.LoadedSkill, dir string, stdout, s
 		}
 		return exitUsage
 	}
-	root, err := os.OpenRoot(filepath.Join(dir, s.Name))
+	root, err := top.OpenRoot(s.Name)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit skills: --save: %v\n", err)
 		return exitUsage
