@@ -177,7 +177,7 @@ func (c *SSEConn) readLoop(sr *sseReader) {
 			c.mux.note(raw)
 			c.notify(nil, raw, m)
 		default: // a request from the server
-			go c.postMessage(context.Background(), c.answer(context.Background(), m))
+			c.serveRequest(context.Background(), m, nil, func(ctx context.Context, msg []byte) { c.postMessage(ctx, msg) })
 		}
 	}
 }
