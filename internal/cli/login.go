@@ -146,7 +146,7 @@ func (l *loginFlags) httpClient(serverURL string, stderr io.Writer) (*http.Clien
 	if err != nil {
 		return nil, nil, err
 	}
-	return &http.Client{Transport: tr}, lb.Close, nil
+	return tr.Client(), lb.Close, nil
 }
 
 const logoutUsage = `Usage:

@@ -26,7 +26,8 @@ type HTTPOptions struct {
 	// Header is sent with every request (authorization, say).
 	Header http.Header
 	// Client sends the requests. Default: a client of its own with no
-	// overall timeout (contexts bound each request).
+	// overall timeout (contexts bound each request). A client without a
+	// CheckRedirect gets SameOriginRedirect (on a copy).
 	Client *http.Client
 }
 
@@ -56,9 +57,7 @@ func DialHTTP(url string, opts *HTTPOptions) *HTTPConn {
 		c.header = opts.Header.Clone()
 		c.client = opts.Client
 	}
-	if c.client == nil {
-		c.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	}
+	c.client = httpClient(c.client)
 	return c
 }
 
