@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/client"
 	iclient "github.com/mcpkit/mcpkit/internal/client"
@@ -182,18 +183,26 @@ func callTool(ctx context.Context, c *client.Client, name string, args json.RawM
 	return res, err
 }
 
+// maxErrorData bounds the error data the CLI prints.
+const maxErrorData = 2048
+
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.
+// What the server sent is printed escaped (termSafe) and bounded.
 func requestFailed(name string, err error, stderr io.Writer) int {
 	var me *mcp.Error
 	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, me.Message)
+		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, termSafe(me.Message, true))
 		if raw, ok := me.Data.(json.RawMessage); ok && len(raw) > 0 && string(raw) != "null" {
-			fmt.Fprintf(stderr, "  data: %s\n", indentJSON(raw, "  "))
+			data := indentJSON(raw, "  ")
+			if len(data) > maxErrorData {
+				data = fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(data[:maxErrorData], ""), len(data))
+			}
+			fmt.Fprintf(stderr, "  data: %s\n", termSafe(data, true))
 		}
 		return exitRPCError
 	}
-	fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "mcpkit %s: %s\n", name, termSafe(err.Error(), true))
 	return exitRequestFails
 }
 

@@ -76,13 +76,13 @@ func skillsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printRaw(stdout, b)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s", loaded.Manifest)
+	fmt.Fprintf(stdout, "%s", forTerminal(stdout, string(loaded.Manifest)))
 	if !strings.HasSuffix(string(loaded.Manifest), "\n") {
 		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(stdout, "\nfiles (%s):\n", fileSummary(s))
 	for _, fl := range s.Files {
-		fmt.Fprintf(stdout, "  %-8d %s\n", fl.Size, fl.URI)
+		fmt.Fprintf(stdout, "  %-8d %s\n", fl.Size, termSafe(fl.URI, false))
 	}
 	return exitOK
 }
@@ -119,20 +119,12 @@ func printSkills(stdout, stderr io.Writer, asJSON bool, list []*client.Skill) in
 	}
 	wName, wFiles, wURI := 0, 0, 0
 	for _, s := range list {
-		wName, wFiles, wURI = max(wName, len(s.Name)), max(wFiles, len(fileSummary(s))), max(wURI, len(s.URI))
+		wName, wFiles, wURI = max(wName, len(s.Name)), max(wFiles, len(fileSummary(s))), max(wURI, len(termSafe(s.URI, false)))
 	}
 	for _, s := range list {
-		fmt.Fprintf(stdout, "%-*s  %-*s  %-*s  %s\n", wName, s.Name, wFiles, fileSummary(s), wURI, s.URI, oneLineShort(s.Description, 100))
+		fmt.Fprintf(stdout, "%-*s  %-*s  %-*s  %s\n", wName, s.Name, wFiles, fileSummary(s), wURI, termSafe(s.URI, false), oneLine(s.Description, 100))
 	}
 	return exitOK
-}
-
-func oneLineShort(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // pickSkill finds the skill named name (or whose SKILL.md URI is name).
