@@ -22,6 +22,11 @@ func TestMain(m *testing.M) {
 	case "wrong-id", "garbage", "huge", "deaf":
 		hostileStdio(os.Getenv("MCPKIT_CLIENT_TEST_SERVER"))
 		os.Exit(0)
+	case "wrapper":
+		wrapperServer()
+	case "sleep":
+		time.Sleep(time.Hour)
+		os.Exit(0)
 	case "crash":
 		os.Stderr.WriteString("fatal: no config file\n")
 		os.Exit(3)
