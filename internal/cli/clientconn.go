@@ -183,8 +183,20 @@ func callTool(ctx context.Context, c *client.Client, name string, args json.RawM
 	return res, err
 }
 
-// maxErrorData bounds the error data the CLI prints.
-const maxErrorData = 2048
+// maxErrorData bounds the error data the CLI prints, and maxErrorText
+// an error message.
+const (
+	maxErrorData = 2048
+	maxErrorText = 4096
+)
+
+// clip cuts s after n bytes (on a rune boundary), saying how long it was.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(s[:n], ""), len(s))
+}
 
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.
@@ -192,17 +204,13 @@ const maxErrorData = 2048
 func requestFailed(name string, err error, stderr io.Writer) int {
 	var me *mcp.Error
 	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, termSafe(me.Message, true))
+		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, termSafe(clip(me.Message, maxErrorText), true))
 		if raw, ok := me.Data.(json.RawMessage); ok && len(raw) > 0 && string(raw) != "null" {
-			data := indentJSON(raw, "  ")
-			if len(data) > maxErrorData {
-				data = fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(data[:maxErrorData], ""), len(data))
-			}
-			fmt.Fprintf(stderr, "  data: %s\n", termSafe(data, true))
+			fmt.Fprintf(stderr, "  data: %s\n", termSafe(clip(indentJSON(raw, "  "), maxErrorData), true))
 		}
 		return exitRPCError
 	}
-	fmt.Fprintf(stderr, "mcpkit %s: %s\n", name, termSafe(err.Error(), true))
+	fmt.Fprintf(stderr, "mcpkit %s: %s\n", name, termSafe(clip(err.Error(), maxErrorText), true))
 	return exitRequestFails
 }
 

@@ -75,7 +75,7 @@ func newestModern(versions []string) string {
 // supports, when it supports none; it reports whether it skipped.
 func (c *checker) needsModern(id, title, section string) bool {
 	if c.noModern {
-		c.skip(id, title, section, fmt.Sprintf("the server supports no modern version (data.supported: [%s])", client.ListSummary(c.unsupportedSupported())))
+		c.skip(id, title, section, fmt.Sprintf("the server supports no modern version (data.supported: [%s])", client.ListSummary(c.unsupportedSupported(), " ")))
 	}
 	return c.noModern
 }
@@ -258,7 +258,7 @@ func (c *checker) supportedVersion() {
 	const section = "server/discover#discoverresult"
 	if c.noModern {
 		c.add("discover-result", "server/discover at a supported version -> supportedVersions and capabilities", section,
-			[]string{fmt.Sprintf("the server supports no modern version (data.supported: [%s]), so it does not serve server/discover", client.ListSummary(c.unsupportedSupported()))})
+			[]string{fmt.Sprintf("the server supports no modern version (data.supported: [%s]), so it does not serve server/discover", client.ListSummary(c.unsupportedSupported(), " "))})
 		c.skip("discover-server-info", "serverInfo in _meta", section, "no DiscoverResult")
 		c.skip("discover-cache", "ttlMs >= 0 and cacheScope", "server/utilities/caching", "no DiscoverResult")
 		return
@@ -284,7 +284,7 @@ func (c *checker) supportedVersion() {
 		if err := json.Unmarshal(raw["supportedVersions"], &versions); err != nil || len(versions) == 0 {
 			bad = append(bad, "supportedVersions is not a non-empty array of strings: "+orMissing(raw["supportedVersions"]))
 		} else if !slices.Contains(versions, c.version) {
-			bad = append(bad, fmt.Sprintf("supportedVersions [%s] leaves out %s, the version of the request it answered", client.ListSummary(versions), c.version))
+			bad = append(bad, fmt.Sprintf("supportedVersions [%s] leaves out %s, the version of the request it answered", client.ListSummary(versions, " "), c.version))
 		}
 		if v, ok := raw["capabilities"]; !ok || len(v) == 0 || v[0] != '{' {
 			bad = append(bad, "capabilities is not an object: "+orMissing(raw["capabilities"]))
@@ -356,7 +356,7 @@ func (c *checker) versionsAgree() {
 	slices.Sort(y)
 	var bad []string
 	if !slices.Equal(slices.Compact(x), slices.Compact(y)) {
-		bad = append(bad, fmt.Sprintf("supportedVersions [%s], data.supported [%s]", client.ListSummary(a.SupportedVersions), client.ListSummary(b.Supported)))
+		bad = append(bad, fmt.Sprintf("supportedVersions [%s], data.supported [%s]", client.ListSummary(a.SupportedVersions, " "), client.ListSummary(b.Supported, " ")))
 	}
 	c.add(id, title, section, bad)
 }

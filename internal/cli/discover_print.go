@@ -77,14 +77,14 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	version := r.ProtocolVersion
 	switch {
 	case len(r.SupportedVersions) > 0:
-		version += "  (supported: " + termSafe(client.ListSummary(r.SupportedVersions), false) + ")"
+		version += "  (supported: " + termSafe(client.ListSummary(r.SupportedVersions, ", "), false) + ")"
 	case r.Era == client.EraLegacy:
 		version += "  (negotiated by initialize; legacy servers do not list their versions)"
 	}
 	p.field("version", version)
 	caps := capabilityList(r.Capabilities)
 	p.field("capabilities", orNone(strings.Join(caps, ", ")))
-	p.field("extensions", orNone(termSafe(client.ListSummary(r.Extensions), false)))
+	p.field("extensions", orNone(termSafe(client.ListSummary(r.Extensions, ", "), false)))
 	if r.Instructions != "" {
 		p.field("instructions", oneLine(r.Instructions, 200))
 	} else {

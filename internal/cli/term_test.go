@@ -157,11 +157,11 @@ func TestListSummary(t *testing.T) {
 		{many[:9], strings.Repeat(strings.Repeat("v", 40)+"..., ", 8) + "... (1 more, 9 in all)"},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, client.ListSummary(tt.in)); diff != "" {
+		if diff := cmp.Diff(tt.want, client.ListSummary(tt.in, ", ")); diff != "" {
 			t.Errorf("ListSummary (-want +got):\n%s", diff)
 		}
 	}
-	if got := client.ListSummary(many); len(got) > 500 {
+	if got := client.ListSummary(many, ", "); len(got) > 500 {
 		t.Errorf("a list of 10000 versions takes %d bytes", len(got))
 	}
 }
@@ -185,9 +185,15 @@ func TestHostileServerStrings(t *testing.T) {
 			want:     `boom\x1b[2J\x1b[Hall is well\u202e`,
 		},
 		{
+			name:     "a megabyte of error message and data",
+			discover: `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`,
+			other:    `{"jsonrpc":"2.0","id":ID,"error":{"code":-32603,"message":"` + strings.Repeat("m", 1<<20) + `","data":"` + strings.Repeat("d", 1<<20) + `"}}`,
+			want:     "mmm... (1048576 bytes in all)",
+		},
+		{
 			name:     "supportedVersions without ours",
 			discover: `{"supportedVersions":` + string(versions) + `,"capabilities":{}}`,
-			want:     "1999-01-00007, ... (19992 more, 20000 in all)",
+			want:     "1999-01-00007 ... (19992 more, 20000 in all)",
 		},
 	}
 	for _, tt := range tests {
@@ -213,7 +219,7 @@ func TestHostileServerStrings(t *testing.T) {
 			if code == exitOK || !strings.Contains(errOut, tt.want) {
 				t.Errorf("exit %d, stderr %q; want %q in it", code, errOut, tt.want)
 			}
-			if strings.ContainsAny(errOut, "\x1b\a\u202e") || len(errOut) > 4096 {
+			if strings.ContainsAny(errOut, "\x1b\a\u202e") || len(errOut) > 8192 {
 				t.Errorf("stderr holds raw escapes or is %d bytes: %.300q", len(errOut), errOut)
 			}
 		})

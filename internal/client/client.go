@@ -205,17 +205,17 @@ const maxListed = 8
 
 // ListSummary formats a list of strings a server sent (supportedVersions,
 // data.supported) for a message: the first eight items, each cut at 40
-// bytes, separated by ", ", then how many more there are. A hostile list of
+// bytes, separated by sep, then how many more there are. A hostile list of
 // thousands of versions stays one short line.
-func ListSummary(items []string) string {
+func ListSummary(items []string, sep string) string {
 	var b strings.Builder
 	for i, it := range items {
 		if i == maxListed {
-			fmt.Fprintf(&b, ", ... (%d more, %d in all)", len(items)-maxListed, len(items))
+			fmt.Fprintf(&b, "%s... (%d more, %d in all)", sep, len(items)-maxListed, len(items))
 			break
 		}
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(sep)
 		}
 		b.WriteString(truncate(it, 40))
 	}
