@@ -61,11 +61,11 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		var ce *client.ConnectError
 		if errors.As(err, &ce) {
 			if msg, ok := didNotStart(ce); ok {
-				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, msg)
+				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, termSafe(clip(msg, maxErrorText), true))
 				return nil, exitDidNotStart
 			}
 		}
-		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
+		fmt.Fprintf(stderr, "mcpkit %s: %s: %s\n", name, t, errText(err))
 		return nil, connectExitCode(err, stderr)
 	}
 	return &conn{Client: c, release: release}, exitOK
@@ -198,6 +198,10 @@ func clip(s string, n int) string {
 	return fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(s[:n], ""), len(s))
 }
 
+// errText is an error to print for a person: escaped (termSafe) and cut
+// at maxErrorText, since it may hold what a server sent.
+func errText(err error) string { return termSafe(clip(err.Error(), maxErrorText), true) }
+
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.
 // What the server sent is printed escaped (termSafe) and bounded.
@@ -210,7 +214,7 @@ func requestFailed(name string, err error, stderr io.Writer) int {
 		}
 		return exitRPCError
 	}
-	fmt.Fprintf(stderr, "mcpkit %s: %s\n", name, termSafe(clip(err.Error(), maxErrorText), true))
+	fmt.Fprintf(stderr, "mcpkit %s: %s\n", name, errText(err))
 	return exitRequestFails
 }
 

@@ -89,7 +89,7 @@ type lazyLoopback struct {
 func (z *lazyLoopback) start() {
 	z.once.Do(func() {
 		z.l, z.err = auth.NewLoopback("", func(u string) error {
-			fmt.Fprintf(z.stderr, "mcpkit: the server asks you to sign in; opening your browser at:\n  %s\n", u)
+			fmt.Fprintf(z.stderr, "mcpkit: the server asks you to sign in; opening your browser at:\n%s", describeURL(u))
 			return openBrowser(u)
 		})
 		if z.l != nil {
