@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -133,5 +136,79 @@ func TestStreamCloseWithStuckWrite(t *testing.T) {
 	}
 	if _, err := c.Notify(context.Background(), &Request{Method: "notifications/x"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Notify after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestServerRequestFloodHTTP: the same bound on a Streamable HTTP response
+// stream, where each answer is a POST of its own.
+func TestServerRequestFloodHTTP(t *testing.T) {
+	const requests, pings = 60, 10
+	answers := make(chan jsonrpc.Message, requests+pings)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m, err := jsonrpc.Decode(body)
+		if err != nil {
+			t.Errorf("the client posted %q: %v", body, err)
+			return
+		}
+		if m.IsResponse() {
+			answers <- m
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range requests {
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"elicitation/create\",\"params\":{}}\n\n", i)
+			if i%6 == 0 {
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"p%d\",\"method\":\"ping\"}\n\n", i)
+			}
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the client gives up on the call once the test has seen enough
+	}))
+	defer srv.Close()
+	c := DialHTTP(srv.URL, nil)
+	release := make(chan struct{})
+	var running, peak atomic.Int32
+	c.SetHandler(&Handler{Request: func(ctx context.Context, m *jsonrpc.Message) []byte {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		<-release
+		running.Add(-1)
+		return jsonrpc.AppendResult(nil, m.ID, []byte(`{"action":"decline"}`))
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // before srv.Close, which waits for the stream to end
+	go c.RoundTrip(ctx, &Request{Method: "tools/call", Params: json.RawMessage(`{}`)})
+	got := map[string]int{}
+	for range requests - MaxServerRequests + pings {
+		select {
+		case m := <-answers:
+			switch {
+			case m.Error != nil && m.Error.Code == CodeTooManyServerRequests:
+				got["refused"]++
+			case m.Error == nil && strings.HasPrefix(string(m.ID.Raw()), `"p`):
+				got["ping"]++
+			default:
+				t.Fatalf("before any handler returned: %s %s", m.ID.Raw(), m.Result)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("no answer after a minute; got %v", got)
+		}
+	}
+	if got["ping"] != pings || got["refused"] != requests-MaxServerRequests || peak.Load() > MaxServerRequests {
+		t.Errorf("got %v with at most %d handlers at once; want %d pings, %d refused, %d handlers", got, peak.Load(), pings, requests-MaxServerRequests, MaxServerRequests)
+	}
+	close(release)
+	for range MaxServerRequests {
+		select {
+		case m := <-answers:
+			if m.Error != nil {
+				t.Errorf("an accepted request was answered with %v", m.Error)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("the accepted requests were not answered within a minute")
+		}
 	}
 }
