@@ -277,21 +277,34 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 		}
 	}
 	fill()
-	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss}
+	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss,
+		remote: in.remote, srv: s}
 	mark := len(dst)
 	var out []byte
 	var inner Outcome
+	var began *SessionState // the state this initialize gave the session
 	c.serve = func(ctx context.Context, c *Call) Outcome {
 		if msg.Method == "ping" {
 			out = jsonrpc.AppendResult(dst, msg.ID, []byte("{}"))
 		} else {
+			before := ss.state()
 			out, _ = s.initialize(dst, ss, msg)
+			if before == nil {
+				began = ss.state()
+			}
 			fill()
 		}
 		inner = rawOutcome(out[mark:], legacyWire{})
 		return inner
 	}
 	o, ran := s.intercept(ctx, c)
+	// An initialize that an interceptor fails opens no session, even when
+	// the handshake itself succeeded: the transport then ends it (and its
+	// quota) instead of naming it in Mcp-Session-Id.
+	failed := !ran || (o.Err != nil && o.Err != inner.Err)
+	if failed && began != nil {
+		ss.unbegin(began)
+	}
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return appendLegacyError(dst[:mark], msg.ID, o.Err)
 	}

@@ -8,10 +8,10 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"strings"
 
 	"github.com/mcpkit/mcpkit/client"
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -61,7 +61,7 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		var ce *client.ConnectError
 		if errors.As(err, &ce) {
 			if msg, ok := didNotStart(ce); ok {
-				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, termSafe(clip(msg, maxErrorText), true))
+				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, termSafe(clipLen(msg, maxErrorText), true))
 				return nil, exitDidNotStart
 			}
 		}
@@ -190,17 +190,17 @@ const (
 	maxErrorText = 4096
 )
 
-// clip cuts s after n bytes (on a rune boundary), saying how long it was.
-func clip(s string, n int) string {
+// clipLen cuts s at n bytes (clip.String), saying how long it was.
+func clipLen(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return fmt.Sprintf("%s... (%d bytes in all)", strings.ToValidUTF8(s[:n], ""), len(s))
+	return fmt.Sprintf("%s (%d bytes in all)", clip.String(s, n), len(s))
 }
 
 // errText is an error to print for a person: escaped (termSafe) and cut
 // at maxErrorText, since it may hold what a server sent.
-func errText(err error) string { return termSafe(clip(err.Error(), maxErrorText), true) }
+func errText(err error) string { return termSafe(clipLen(err.Error(), maxErrorText), true) }
 
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.
@@ -208,9 +208,9 @@ func errText(err error) string { return termSafe(clip(err.Error(), maxErrorText)
 func requestFailed(name string, err error, stderr io.Writer) int {
 	var me *mcp.Error
 	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, termSafe(clip(me.Message, maxErrorText), true))
+		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, termSafe(clipLen(me.Message, maxErrorText), true))
 		if raw, ok := me.Data.(json.RawMessage); ok && len(raw) > 0 && string(raw) != "null" {
-			fmt.Fprintf(stderr, "  data: %s\n", termSafe(clip(indentJSON(raw, "  "), maxErrorData), true))
+			fmt.Fprintf(stderr, "  data: %s\n", termSafe(clipLen(indentJSON(raw, "  "), maxErrorData), true))
 		}
 		return exitRPCError
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -88,6 +87,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line, the first one sealing\n(default: $"+mcp.StateKeysEnv+", else a random per-process key; replicas need a shared key)")
 	redisURL := fs.String("redis", "", "share change notifications, tasks and legacy sessions between replicas through Redis at `URL` (redis://HOST:PORT/DB); only in the full build (full/cmd/mcpkit)")
 	logRequests := fs.Bool("log-requests", false, "log one line per request to stderr: method, name, duration, outcome (never arguments or tokens)")
+	drain := fs.Duration("drain", defaultDrain, "after SIGTERM, how long /readyz answers 503 while requests are still served, before the listener closes;\nonly when /readyz was probed (0: no drain)")
 	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
 	fixtures := fs.Bool("fixtures", false, "also serve the fixtures of the MCP conformance suite (the test_* tools, prompts and resources); scripts/test.sh turns it on")
 	modernOnly := fs.Bool("modern-only", false, "serve revision 2026-07-28 only: no initialize, no legacy sessions")
@@ -244,6 +244,8 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return 2
 	}
 	hs := s.NewHTTPServer(*addr, *path)
+	probes := &readyProbes{next: hs.Handler}
+	hs.Handler = probes
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	if opts.Auth != nil {
 		log.Info("authorization required", "issuer", opts.Auth.AuthorizationServers[0], "audience", opts.Auth.Resource,
@@ -259,16 +261,7 @@ func serveContext(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "timeout", shutdownTimeout)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	// Listen streams and tasks first: http.Server.Shutdown waits for
-	// active handlers, a listen handler runs until its stream ends, and
-	// task handlers run detached from any request.
-	if err := s.Shutdown(sctx); err != nil {
-		log.Warn("shutdown: listen streams or tasks still running", "err", err)
-	}
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Warn("shutdown", "err", err)
+	if !drainAndShutdown(s, hs, probes, *drain, log) {
 		return 1
 	}
 	return 0

@@ -188,7 +188,7 @@ func TestHostileServerStrings(t *testing.T) {
 			name:     "a megabyte of error message and data",
 			discover: `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`,
 			other:    `{"jsonrpc":"2.0","id":ID,"error":{"code":-32603,"message":"` + strings.Repeat("m", 1<<20) + `","data":"` + strings.Repeat("d", 1<<20) + `"}}`,
-			want:     "mmm... (1048576 bytes in all)",
+			want:     "mmm… (1048576 bytes in all)",
 		},
 		{
 			name:     "supportedVersions without ours",
