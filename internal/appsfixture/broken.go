@@ -66,3 +66,12 @@ func Broken() *mcp.Server {
 // BrokenRules are the rule ids Check reports for Broken when "empty" is
 // called, sorted.
 var BrokenRules = []string{"csp-origin", "meta-shape", "tool-content", "tool-meta-keys", "tool-visibility", "view-content", "view-exists", "view-html", "view-list-mime", "view-mime", "view-scheme"}
+
+// Plain returns a server with one tool and no MCP Apps.
+func Plain() *mcp.Server {
+	s := mcp.NewServer(&mcp.ServerOptions{})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echo"}, func(ctx context.Context, req *mcp.ToolRequest, in struct{ Text string }) (string, error) {
+		return in.Text, nil
+	})
+	return s
+}

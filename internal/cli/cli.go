@@ -47,6 +47,7 @@ Usage:
   mcpkit prompt URL NAME [JSON]     get a prompt
   mcpkit tools|resources|prompts URL   list what the server offers
   mcpkit skills URL [NAME [--save DIR]]  list the Agent Skills, show one, or download it verified
+  mcpkit apps check URL    check a server's MCP Apps views and linked tools against the spec
   mcpkit logout URL        forget the tokens --auth keeps for a server
                            (for a stdio server, leave out URL and end with -- CMD)
   mcpkit version           the mcpkit version, commit and Go version of this binary
@@ -75,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return listCmd(args[0], args[1:], stdin, stdout, stderr)
 	case "skills":
 		return skillsCmd(args[1:], stdin, stdout, stderr)
+	case "apps":
+		return appsCmd(args[1:], stdin, stdout, stderr)
 	case "logout":
 		return logout(args[1:], stdout, stderr)
 	case "version", "--version":
