@@ -95,6 +95,19 @@ func TestDemoAppInBrowser(t *testing.T) {
 		t.Fatalf("the tool result did not show: %v", err)
 	}
 	screenshot(t, ctx, "demo-rendered")
+	// The sandbox enforces the view's CSP: the demo declares no connect
+	// domain, so even an opaque (no-cors) fetch of another origin is refused.
+	probe := `(() => {
+		if (!window.__probe) {
+			window.__probe = "pending";
+			fetch(` + jsString(h.hostURL+"/view") + `, { mode: "no-cors" }).then(() => window.__probe = "loaded", () => window.__probe = "blocked");
+		}
+		return window.__probe !== "pending" && window.__probe;
+	})()`
+	got, err := chromedp.Run(ctx, chromedp.Poll[string](probe, chromedp.WithPollingInFrame(view), chromedp.WithPollingTimeout(20*time.Second)))
+	if err != nil || got != "blocked" {
+		t.Errorf("a fetch of an undeclared origin from the view: %q, %v; want it blocked by the CSP", got, err)
+	}
 	err = chromedp.Do(ctx,
 		chromedp.WaitEnabled(chromedp.CSS("#shout"), in),
 		chromedp.SetValue(chromedp.CSS("#text"), "hello from chromium", in),

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/chromedp/chromedp v0.24.0
+	github.com/google/go-cmp v0.7.0
 	github.com/mcpkit/mcpkit v0.0.0
 )
 
