@@ -335,6 +335,18 @@ func TestCheckBrokenFixture(t *testing.T) {
 	if !r.Failed() {
 		t.Error("Failed = false")
 	}
+	// Validate finds the same, but for the tool it does not call.
+	var vids []string
+	for _, f := range apps.Validate(appsfixture.Broken()) {
+		if !slices.Contains(vids, f.Rule.ID) {
+			vids = append(vids, f.Rule.ID)
+		}
+	}
+	slices.Sort(vids)
+	wantV := slices.DeleteFunc(slices.Clone(appsfixture.BrokenRules), func(id string) bool { return id == "tool-content" })
+	if d := cmp.Diff(wantV, vids); d != "" {
+		t.Errorf("Validate's rules (-want +got):\n%s", d)
+	}
 	// Each linked tool not called is listed as not checked.
 	if len(r.NotChecked) != len(r.Tools)-1 {
 		t.Errorf("NotChecked = %v for tools %v", r.NotChecked, r.Tools)
@@ -347,4 +359,36 @@ func fmtAll(fs []apps.Finding) []string {
 		out = append(out, f.String())
 	}
 	return out
+}
+
+// TestListsPublicUnlessHidden: without HideWithoutUI the lists do not vary
+// by caller and stay public; with it they are private.
+func TestListsPublicUnlessHidden(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		o := &mcp.ServerOptions{}
+		if hide {
+			o.ListFilters = apps.HideWithoutUI(mcp.ListFilters{})
+		}
+		s := mcp.NewServer(o)
+		uri := apps.AddView(s, &apps.View{URI: "ui://t/v", Name: "v", HTML: page})
+		apps.AddTool(s, &mcp.Tool{Name: "show", Description: "d"}, apps.ToolUI{View: uri}, noop)
+		c := mcptest.NewClient(t, s)
+		want := "public"
+		if hide {
+			want = "private"
+		}
+		for _, method := range []string{"tools/list", "resources/list"} {
+			raw, err := c.Request(method, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct {
+				CacheScope string `json:"cacheScope"`
+			}
+			json.Unmarshal(raw, &r)
+			if r.CacheScope != want {
+				t.Errorf("hide=%v: %s cacheScope %q, want %q", hide, method, r.CacheScope, want)
+			}
+		}
+	}
 }
