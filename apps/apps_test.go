@@ -313,9 +313,7 @@ func TestHideWithoutUI(t *testing.T) {
 }
 
 func TestCheckBrokenFixture(t *testing.T) {
-	s := appsfixture.Broken()
-	c := mcptest.NewClient(t, s, mcptest.ClientOptions(withUI))
-	r, err := apps.Check(context.Background(), apps.ClientSource(c.Client()), &apps.CheckOptions{Calls: map[string]json.RawMessage{"empty": nil}})
+	r, err := apps.Check(context.Background(), apps.ServerSource(appsfixture.Broken()), &apps.CheckOptions{Calls: map[string]json.RawMessage{"empty": nil}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -27,31 +26,14 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s %s %s: %s (%s; spec: %s)", f.Rule.Level, f.Rule.ID, f.Object, f.Detail, f.Rule.Summary, f.Rule.Section)
 }
 
-// Source is what Check reads from a server. *client.Client has these
-// methods with extra variadic options; ClientSource adapts one.
+// Source is what Check reads from a server: a connected client (the
+// mcpkit command adapts *client.Client to it), or a server in process
+// (Validate).
 type Source interface {
 	ListTools(ctx context.Context) iter.Seq2[*mcp.Tool, error]
 	ListResources(ctx context.Context) iter.Seq2[*mcp.Resource, error]
 	ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error)
 	CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
-}
-
-// ClientSource adapts a connected client to Source.
-func ClientSource(c *client.Client) Source { return clientSource{c} }
-
-type clientSource struct{ c *client.Client }
-
-func (s clientSource) ListTools(ctx context.Context) iter.Seq2[*mcp.Tool, error] {
-	return s.c.ListTools(ctx)
-}
-func (s clientSource) ListResources(ctx context.Context) iter.Seq2[*mcp.Resource, error] {
-	return s.c.ListResources(ctx)
-}
-func (s clientSource) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-	return s.c.ReadResource(ctx, uri)
-}
-func (s clientSource) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	return s.c.CallTool(ctx, name, args)
 }
 
 // CheckOptions tune Check; the zero value checks everything that needs no
@@ -207,7 +189,9 @@ func Check(ctx context.Context, src Source, opts *CheckOptions) (*Report, error)
 // notFound reports whether err says the method does not exist.
 func notFound(err error) bool {
 	var e *mcp.Error
-	return errors.As(err, &e) && e.Code == jsonrpc.CodeMethodNotFound
+	var je *jsonrpc.Error
+	return errors.As(err, &e) && e.Code == jsonrpc.CodeMethodNotFound ||
+		errors.As(err, &je) && je.Code == jsonrpc.CodeMethodNotFound
 }
 
 // meaningful reports whether a result has at least one content item with
@@ -381,20 +365,15 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
-// Validate connects to s in memory, as a client that renders views, and
-// returns every finding of Check (calling no tool), for tests:
+// Validate reads s in process (through Server.Handle, as a 2026-07-28
+// client that renders views) and returns every finding of Check, calling
+// no tool, for tests:
 //
 //	if fs := apps.Validate(s); len(fs) > 0 { t.Error(fs) }
 //
 // A server that cannot be listed is reported as one finding of RuleExists.
 func Validate(s *mcp.Server) []Finding {
-	ctx := context.Background()
-	c, err := client.Connect(ctx, &client.MemoryTransport{Server: s}, &client.Options{Extensions: map[string]json.RawMessage{ExtensionID: ClientExtension()}})
-	if err != nil {
-		return []Finding{{RuleExists, "server", "connecting: " + err.Error()}}
-	}
-	defer c.Close()
-	r, err := Check(ctx, ClientSource(c), nil)
+	r, err := Check(context.Background(), &serverSource{s: s}, nil)
 	if err != nil {
 		return []Finding{{RuleExists, "server", err.Error()}}
 	}

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/mcpkit/mcpkit/apps"
+	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -70,7 +72,7 @@ func appsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer c.Close()
-	rep, err := apps.Check(ctx, apps.ClientSource(c.Client), &apps.CheckOptions{Calls: calls})
+	rep, err := apps.Check(ctx, clientSource{c.Client}, &apps.CheckOptions{Calls: calls})
 	if err != nil {
 		return requestFailed("apps check", err, stderr)
 	}
@@ -235,4 +237,23 @@ func (p *printer) views(a *appsInfo) {
 	for _, v := range a.Views {
 		p.printf("  %s  %s  %s\n", v.Tool, v.View, p.style("visibility "+strings.Join(v.Visibility, ", "), styleDim))
 	}
+}
+
+// clientSource adapts a connected client to apps.Source.
+type clientSource struct{ c *client.Client }
+
+func (s clientSource) ListTools(ctx context.Context) iter.Seq2[*mcp.Tool, error] {
+	return s.c.ListTools(ctx)
+}
+
+func (s clientSource) ListResources(ctx context.Context) iter.Seq2[*mcp.Resource, error] {
+	return s.c.ListResources(ctx)
+}
+
+func (s clientSource) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	return s.c.ReadResource(ctx, uri)
+}
+
+func (s clientSource) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	return s.c.CallTool(ctx, name, args)
 }
