@@ -390,3 +390,23 @@ func TestListsPublicUnlessHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckReadsAtMostMaxViews: a server listing more views than
+// MaxViews gets the rest reported as not checked, not read.
+func TestCheckReadsAtMostMaxViews(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{})
+	reads := 0
+	for i := range apps.MaxViews + 5 {
+		s.AddResource(&mcp.Resource{URI: fmt.Sprintf("ui://many/%d.html", i), Name: "v", MIMEType: apps.MIMEType}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			reads++ // Check reads one view at a time
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{MIMEType: apps.MIMEType, Text: page}}}, nil
+		})
+	}
+	r, err := apps.Check(context.Background(), apps.ServerSource(s), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != apps.MaxViews || len(r.Views) != apps.MaxViews+5 || len(r.NotChecked) != 1 || !strings.Contains(r.NotChecked[0], "(5 more)") {
+		t.Errorf("reads %d, views %d, not checked %v", reads, len(r.Views), r.NotChecked)
+	}
+}

@@ -58,6 +58,10 @@ type Report struct {
 	NotChecked []string
 }
 
+// MaxViews bounds how many views Check reads from one server (a hostile
+// server could list any number); the rest are reported as not checked.
+const MaxViews = 1000
+
 // Failed reports whether a MUST rule is broken.
 func (r *Report) Failed() bool {
 	for _, f := range r.Findings {
@@ -87,7 +91,6 @@ func Check(ctx context.Context, src Source, opts *CheckOptions) (*Report, error)
 			r.Views = append(r.Views, uri)
 		}
 	}
-	listed := map[string]*mcp.Resource{}
 	for res, err := range src.ListResources(ctx) {
 		if notFound(err) {
 			break // a server without resources
@@ -101,7 +104,6 @@ func Check(ctx context.Context, src Source, opts *CheckOptions) (*Report, error)
 		if !strings.HasPrefix(res.URI, Scheme) {
 			continue
 		}
-		listed[res.URI] = res
 		view(res.URI)
 		if !isAppMIME(res.MIMEType) {
 			add(RuleListMIME, obj("resource", res.URI), "listed with mimeType %q", res.MIMEType)
@@ -132,7 +134,11 @@ func Check(ctx context.Context, src Source, opts *CheckOptions) (*Report, error)
 			}
 		}
 	}
-	for _, uri := range r.Views {
+	for i, uri := range r.Views {
+		if i == MaxViews {
+			r.NotChecked = append(r.NotChecked, fmt.Sprintf("the views after the first %d (%d more) were not read", MaxViews, len(r.Views)-MaxViews))
+			break
+		}
 		o := obj("resource", uri)
 		res, err := src.ReadResource(ctx, uri)
 		if err != nil {
