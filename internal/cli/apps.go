@@ -35,36 +35,44 @@ func (c callFlags) Set(v string) error {
 	return nil
 }
 
-var appsCheckCommand = clientCommand{name: "apps check", about: `Checks a server against the rules of MCP Apps (io.modelcontextprotocol/ui,
+// appsCommand is `mcpkit apps check`: a client command with a
+// subcommand word before its URL.
+var appsCommand = &Command{
+	UsageLine: "apps check [flags] URL\napps check [flags] -- COMMAND ARGS...",
+	Short:     "check a server's MCP Apps views and linked tools against the spec",
+	Long: `Checks a server against the rules of MCP Apps (io.modelcontextprotocol/ui,
 specification 2026-01-26), as a client that renders views: the ui:// scheme,
 the text/html;profile=mcp-app MIME type, text or blob, an HTML document, every
 view a tool links exists, both _meta keys, the shapes of _meta.ui, CSP origins
 and visibility values. Each finding names the rule, says it in one line, names
 the specification's section and the object concerned. Tools are called only
 with --call NAME=JSON, for the rule that a tool's result carries meaningful
-content; a linked tool not called is reported as not checked. Exits 1 when a
-MUST rule is broken; SHOULD findings are shown but pass.
-`}
-
-// appsCmd runs `mcpkit apps SUBCOMMAND`.
-func appsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] != "check" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, "Usage:\n  mcpkit apps check [flags] URL\n  mcpkit apps check [flags] -- COMMAND ARGS...\n")
-			return exitOK
+content; a linked tool not called is reported as not checked. SHOULD findings
+are shown but pass.
+`,
+	Exits:  exitsCall,
+	Failed: "apps check: a MUST rule of MCP Apps is broken",
+	Flag: func(fs *flag.FlagSet) Runner {
+		f := registerClientFlags(fs)
+		calls := callFlags{}
+		fs.Var(calls, "call", "call the linked tool `NAME=JSON` with those arguments (a JSON object, may be {}) for the tool-content rule (repeatable)")
+		return func(inv *invocation) int {
+			if len(inv.args) == 0 || inv.args[0] != "check" {
+				return inv.usageError("want a subcommand: check")
+			}
+			inv.args = inv.args[1:]
+			t, _, code, ok := f.resolve(inv, clientCommand{name: "apps check"})
+			if !ok {
+				return code
+			}
+			return appsCheck(inv, f, t, calls)
 		}
-		fmt.Fprint(stderr, "mcpkit apps: want a subcommand: check\n\nUsage:\n  mcpkit apps check [flags] URL\n  mcpkit apps check [flags] -- COMMAND ARGS...\n")
-		return exitUsage
-	}
-	calls := callFlags{}
-	cc := appsCheckCommand
-	cc.flags = func(fs *flag.FlagSet) {
-		fs.Var(calls, "call", "call tool `NAME=JSON` (JSON an object of arguments, may be empty) for the tool-content rule (repeatable)")
-	}
-	f, t, _, code, ok := parseClientArgs(cc, args[1:], stdout, stderr)
-	if !ok {
-		return code
-	}
+	},
+}
+
+// appsCheck runs `mcpkit apps check`.
+func appsCheck(inv *invocation, f *clientFlags, t target, calls callFlags) int {
+	stdin, stdout, stderr := inv.stdin, inv.stdout, inv.stderr
 	f.extensions = map[string]json.RawMessage{apps.ExtensionID: apps.ClientExtension()}
 	ctx := context.Background()
 	c, code := connectClient(ctx, "apps check", f, t, clientIO{stdin, stderr})
@@ -89,7 +97,7 @@ func appsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		printAppsReport(stdout, t.String(), rep)
 	}
 	if rep.Failed() {
-		return exitCheckFailed
+		return exitFailed
 	}
 	return exitOK
 }
