@@ -55,11 +55,9 @@ func TestOptionsCapabilitiesExact(t *testing.T) {
 			if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil {
 				t.Fatal(err)
 			}
-			w := want
-			if era == client.LegacyOnly {
-				w.Extensions = nil // mcp's legacy era negotiates extensions per request only
-			}
-			if diff := cmp.Diff(w, got); diff != "" {
+			// A legacy session keeps the extensions its initialize declared
+			// (all but tasks), as MCP Apps hosts need.
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("the server saw (-declared +seen):\n%s", diff)
 			}
 		})
@@ -114,5 +112,31 @@ func TestOptionsInputRaw(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 		})
+	}
+}
+
+// A legacy session keeps the extensions its initialize declared, but not
+// tasks: the legacy era runs no tool as a task.
+func TestLegacySessionExtensionsWithoutTasks(t *testing.T) {
+	declared := mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{
+		"io.modelcontextprotocol/ui": json.RawMessage(`{"mimeTypes":["text/html;profile=mcp-app"]}`),
+		mcp.TasksExtension:           json.RawMessage(`{}`),
+	}}
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Eras: client.LegacyOnly, Capabilities: &declared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "caps", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got mcp.ClientCapabilities
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{"mimeTypes":["text/html;profile=mcp-app"]}`)}
+	if diff := cmp.Diff(want, got.Extensions); diff != "" {
+		t.Errorf("the legacy session's extensions (-want +got):\n%s", diff)
 	}
 }

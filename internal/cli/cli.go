@@ -54,6 +54,7 @@ func init() {
 		clientCmd(resourcesCommand),
 		clientCmd(promptsCommand),
 		clientCmd(skillsCommand),
+		appsCommand,
 		logoutCommand,
 		versionCommand,
 		helpCommand,
