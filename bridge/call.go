@@ -1,0 +1,384 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Provide implements mcp.Provider: it forwards a request to a backend
+// session. Lists and completions go straight through; tools/call,
+// prompts/get and resources/read become held calls whose backend requests
+// the caller answers in input_required rounds.
+func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+	params, err := forwardParams(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	switch req.Method {
+	case "tools/call", "prompts/get", "resources/read":
+		return b.call(ctx, req, params)
+	}
+	key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+	s, err := b.pool.acquire(ctx, key, caps, false)
+	if err != nil {
+		return nil, err
+	}
+	defer b.pool.release(s)
+	raw, err := s.c.Call(ctx, req.Method, params)
+	if err != nil {
+		return nil, b.backendError(ctx, s, err)
+	}
+	res := &mcp.ProvidedResult{Body: raw}
+	if req.Method != "completion/complete" {
+		res.Cache = &mcp.CacheHint{}
+		if key != emptyKey {
+			// The backend may list by the caller's capabilities.
+			res.Cache.Scope = mcp.CachePrivate
+		}
+	}
+	return res, nil
+}
+
+// emptyKey is the key of a caller without capabilities a backend can see.
+const emptyKey = "{}"
+
+// forwardParams returns the params to send to the backend: the caller's,
+// without _meta (the backend's client adds its own) and the members of the
+// front's input_required rounds.
+func forwardParams(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return json.RawMessage("{}"), nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, mcp.InvalidParams("Invalid params: params must be an object")
+	}
+	delete(m, "_meta")
+	delete(m, "inputResponses")
+	delete(m, "requestState")
+	out, err := json.Marshal(m)
+	return out, err
+}
+
+// heldState is what the bridge seals into a call's requestState: the
+// replica that holds the backend call, and the call.
+type heldState struct {
+	Owner string `json:"o"`
+	ID    string `json:"h"`
+}
+
+// heldCall is one backend call of tools/call, prompts/get or
+// resources/read, which may outlive the front request that started it
+// while it waits for the caller's answers to its backend requests.
+type heldCall struct {
+	id     string
+	s      *session
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    json.RawMessage
+	err    error
+
+	// front is the front request of the current round: it gets the
+	// call's progress and log messages.
+	front atomic.Pointer[mcp.MethodRequest]
+	wake  chan struct{} // a backend request arrived
+
+	mu    sync.Mutex
+	asks  []*pendingAsk          // arrived, not yet sent to the caller
+	sent  map[string]*pendingAsk // sent under their keys, waiting for the retry
+	next  int                    // the last key number
+	timer *time.Timer            // the hold timeout, while held
+}
+
+type pendingAsk struct {
+	method string
+	params json.RawMessage
+	reply  chan askReply
+}
+
+type askReply struct {
+	raw json.RawMessage
+	err error
+}
+
+// ask queues a backend input request for the caller and waits for its
+// answer.
+func (h *heldCall) ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	a := &pendingAsk{method: method, params: append(json.RawMessage(nil), params...), reply: make(chan askReply, 1)}
+	h.mu.Lock()
+	h.asks = append(h.asks, a)
+	h.mu.Unlock()
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case r := <-a.reply:
+		return r.raw, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-h.ctx.Done():
+		return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled: the caller did not answer in time"}
+	}
+}
+
+func (h *heldCall) progress(p client.Progress) {
+	if r := h.front.Load(); r != nil {
+		r.Progress(p.Progress, p.Total, p.Message)
+	}
+}
+
+func (h *heldCall) log(m *client.LogMessage) {
+	if r := h.front.Load(); r != nil {
+		r.Log(m.Level, m.Logger, m.Data)
+	}
+}
+
+// call serves one round of a method that may answer input_required.
+func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.RawMessage) (*mcp.ProvidedResult, error) {
+	var st heldState
+	resumed, err := req.LoadState(&st)
+	if err != nil {
+		return nil, err
+	}
+	var h *heldCall
+	if resumed {
+		if h = b.held.take(st.ID); h == nil {
+			if st.Owner != b.id {
+				return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the call is held by bridge replica " + st.Owner + ", which this replica cannot reach; it was not run again"}
+			}
+			return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the held call ended (its hold timed out or it was cancelled); it was not run again"}
+		}
+		var irs []error
+		h.mu.Lock()
+		for key, a := range h.sent {
+			raw, err := req.RequestInput(key, a.method, a.params)
+			if err != nil {
+				irs = append(irs, err)
+				continue
+			}
+			a.reply <- askReply{raw: raw}
+			delete(h.sent, key)
+		}
+		h.mu.Unlock()
+		if len(irs) > 0 {
+			// Not every backend request was answered: ask again.
+			if err := req.SaveState(&st); err != nil {
+				return nil, err
+			}
+			b.held.put(h, b.opts.HoldTimeout, b.abandon)
+			return nil, errors.Join(irs...)
+		}
+	} else {
+		key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+		exclusive := caps.Sampling != nil || caps.Elicitation != nil || caps.Roots != nil || req.Info.LogLevel != ""
+		s, err := b.pool.acquire(ctx, key, caps, exclusive)
+		if err != nil {
+			return nil, err
+		}
+		h = b.start(s, exclusive, req, params)
+	}
+	return b.wait(ctx, req, h)
+}
+
+// start begins the backend call of h on session s.
+func (b *Bridge) start(s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
+	hctx, cancel := context.WithCancel(context.Background())
+	h := &heldCall{id: newID(), s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}}
+	if exclusive {
+		s.mu.Lock()
+		s.cur = h
+		s.mu.Unlock()
+	}
+	opts := []client.CallOption{client.WithProgress(h.progress)}
+	if lvl := req.Info.LogLevel; lvl != "" {
+		opts = append(opts, client.WithLogLevel(lvl), client.WithLog(h.log))
+	}
+	method := req.Method
+	go func() {
+		defer close(h.done)
+		h.res, h.err = s.c.Call(hctx, method, params, opts...)
+	}()
+	return h
+}
+
+// wait waits for the backend call's outcome, or for its requests for
+// input, which it turns into one input_required result.
+func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) (*mcp.ProvidedResult, error) {
+	h.front.Store(req)
+	defer h.front.Store(nil)
+	for {
+		select {
+		case <-h.done:
+			return b.finish(ctx, h)
+		case <-ctx.Done():
+			h.cancel() // the client sends notifications/cancelled
+			<-h.done
+			b.finish(ctx, h)
+			return nil, ctx.Err()
+		case <-h.wake:
+		}
+		gather := time.NewTimer(b.opts.Gather)
+		select {
+		case <-gather.C:
+		case <-h.done:
+		}
+		gather.Stop()
+		h.mu.Lock()
+		asks := h.asks
+		h.asks = nil
+		var irs []error
+		for _, a := range asks {
+			h.next++
+			key := "r" + strconv.Itoa(h.next)
+			_, err := req.RequestInput(key, a.method, a.params)
+			var ir *mcp.InputRequired
+			if errors.As(err, &ir) {
+				h.sent[key] = a
+				irs = append(irs, err)
+				continue
+			}
+			// The caller cannot be asked (it did not declare the
+			// capability): the backend gets the error.
+			if err == nil {
+				err = errNoCaller
+			}
+			a.reply <- askReply{err: err}
+		}
+		h.mu.Unlock()
+		if len(irs) == 0 {
+			continue
+		}
+		if err := req.SaveState(&heldState{Owner: b.id, ID: h.id}); err != nil {
+			return nil, err
+		}
+		b.held.put(h, b.opts.HoldTimeout, b.abandon)
+		return nil, errors.Join(irs...)
+	}
+}
+
+// finish releases h's session and maps the backend call's outcome.
+func (b *Bridge) finish(ctx context.Context, h *heldCall) (*mcp.ProvidedResult, error) {
+	h.s.mu.Lock()
+	if h.s.cur == h {
+		h.s.cur = nil
+	}
+	h.s.mu.Unlock()
+	h.cancel()
+	var err error
+	if h.err != nil {
+		err = b.backendError(ctx, h.s, h.err)
+	}
+	b.pool.release(h.s)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ProvidedResult{Body: h.res}, nil
+}
+
+// abandon ends a held call whose retry did not come in time.
+func (b *Bridge) abandon(h *heldCall) {
+	h.cancel()
+	<-h.done
+	b.finish(context.Background(), h)
+}
+
+// backendError maps the error of a backend call for the caller: the
+// backend's own JSON-RPC error as it is; a backend that ended, -32603 with
+// its exit status (never its stderr, which goes to the log).
+func (b *Bridge) backendError(ctx context.Context, s *session, err error) error {
+	var me *mcp.Error
+	if errors.As(err, &me) {
+		return &mcp.Error{Code: me.Code, Message: me.Message, Data: me.Data}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	ended := errors.Is(err, client.ErrClosed) || errors.As(err, new(*client.TransportError))
+	select {
+	case <-s.done:
+		ended = true
+	default:
+	}
+	if ended {
+		b.pool.markDead(s)
+		s.c.Close() // reaps the process, for its exit status
+		reason := exitReason(s.c)
+		b.log.Warn("bridge: a backend session ended during a call", "exit", reason, "err", err)
+		return &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend exited during the call (" + reason + ")"}
+	}
+	b.log.Error("bridge: backend call failed", "err", err)
+	return &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend's answer could not be relayed"}
+}
+
+// heldCalls are the calls held on this replica, waiting for their retry.
+type heldCalls struct {
+	mu sync.Mutex
+	m  map[string]*heldCall
+}
+
+// put holds h until take, or until timeout passes; then abandon runs.
+func (t *heldCalls) put(h *heldCall, timeout time.Duration, abandon func(*heldCall)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]*heldCall{}
+	}
+	t.m[h.id] = h
+	h.timer = time.AfterFunc(timeout, func() {
+		if t.take(h.id) != nil {
+			abandon(h)
+		}
+	})
+}
+
+// take removes and returns the held call id, or nil.
+func (t *heldCalls) take(id string) *heldCall {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h := t.m[id]
+	if h == nil {
+		return nil
+	}
+	delete(t.m, id)
+	h.timer.Stop()
+	return h
+}
+
+// count is the number of held calls.
+func (t *heldCalls) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.m)
+}
+
+// cancelAll cancels every held call (Close).
+func (t *heldCalls) cancelAll() {
+	t.mu.Lock()
+	all := t.m
+	t.m = nil
+	t.mu.Unlock()
+	for _, h := range all {
+		h.timer.Stop()
+		h.cancel()
+	}
+}
+
+// newID returns a random identifier.
+func newID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
