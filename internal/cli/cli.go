@@ -40,6 +40,7 @@ const usage = `mcpkit: tools for Model Context Protocol servers (revision 2026-0
 
 Usage:
   mcpkit serve [flags]     run the demo server (Streamable HTTP, or stdio with --stdio)
+  mcpkit bridge [flags] -- CMD | URL   serve any MCP server (stdio command or URL, either era) as 2026-07-28
   mcpkit discover URL      probe any MCP server: its era, versions, capabilities
   mcpkit discover -- CMD   the same for a stdio server (spawns CMD)
   mcpkit call URL TOOL [JSON]       call a tool and print its result
@@ -63,6 +64,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return serve(args[1:], stdin, stdout, stderr)
+	case "bridge":
+		return bridgeCmd(args[1:], stdin, stdout, stderr)
 	case "discover":
 		return discover(args[1:], stdout, stderr)
 	case "call":

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/client"
+)
+
+// mcpkit bridge -- mcpkit serve --stdio: it logs the url= line, serves the
+// backend's tools as 2026-07-28 and exits 0 on SIGTERM, ending the backend.
+func TestBridgeCommand(t *testing.T) {
+	bin := buildMcpkit(t)
+	cmd := exec.Command(bin, "bridge", "--addr", "127.0.0.1:0", "--", bin, "serve", "--stdio", "--fixtures")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+	sc := bufio.NewScanner(stderr)
+	var url string
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatalf("bridge did not log the URL it listens on:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), `msg="backend stderr"`) {
+		t.Errorf("the backend's stderr is not in the log, tagged:\n%s", log.String())
+	}
+	go io.Copy(io.Discard, stderr)
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Era: client.EraModern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ServerInfo().Name != "mcpkit-demo" {
+		t.Errorf("serverInfo = %+v, want the backend's", c.ServerInfo())
+	}
+	res, err := c.CallTool(ctx, "test_simple_text", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("bridge exited with %v after SIGTERM, want 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("bridge did not exit after SIGTERM")
+	}
+}
+
+func TestBridgeUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"not-a-url"}, {"a", "b"}} {
+		var out strings.Builder
+		if code := run(append([]string{"bridge"}, args...), strings.NewReader(""), io.Discard, &out); code != 2 {
+			t.Errorf("bridge %q: exit %d, want 2 (usage)", args, code)
+		}
+	}
+}
