@@ -40,6 +40,7 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	maxInFlight := fs.Int("max-inflight", 0, "cap on the HTTP requests being handled at once (0: the library default; -1: no cap)")
 	maxSessions := fs.Int("max-sessions", 0, "cap on the backend sessions (processes, for a command) over all capability keys (0: 16)")
 	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
+	backendEra := fs.String("backend-era", "auto", "the backend's era: auto (find out), modern or legacy (initialize even if it answers server/discover)")
 	extensions := fs.String("extensions", "", "comma-separated client `EXTENSIONS` that reach the backend and key its sessions")
 	var headers headerFlags
 	fs.Var(&headers, "header", "`NAME:VALUE` header sent to a URL backend (repeatable)")
@@ -74,6 +75,17 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		}
 		backend = func() client.Transport { return &client.HTTPTransport{URL: u, Header: headers.h} }
 	}
+	era := client.EraAuto
+	switch *backendEra {
+	case "auto":
+	case "modern":
+		era = client.EraModern
+	case "legacy":
+		era = client.EraLegacy
+	default:
+		fmt.Fprintf(stderr, "mcpkit bridge: --backend-era %q: want auto, modern or legacy\n", *backendEra)
+		return 2
+	}
 	keys, err := stateKeys(*keyFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit bridge: state keys: %v\n", err)
@@ -97,7 +109,7 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return 2
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	b, err := bridge.New(sctx, &bridge.Options{Backend: backend, Server: so, Logger: log, Extensions: exts,
+	b, err := bridge.New(sctx, &bridge.Options{Backend: backend, Era: era, Server: so, Logger: log, Extensions: exts,
 		MaxSessions: *maxSessions, HoldTimeout: *holdTimeout})
 	cancel()
 	if err != nil {
