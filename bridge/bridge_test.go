@@ -176,7 +176,8 @@ func TestSamplingBecomesInputRequired(t *testing.T) {
 	}
 }
 
-// The first round on the wire: one input_required result keyed r1, with
+// The first round on the wire: one input_required result keyed as the
+// backend's handler named the request (r1 for another backend), with
 // the backend's params; the session stays leased until the retry.
 func TestInputRequiredWire(t *testing.T) {
 	b, _ := newBridge(t, nil)
@@ -193,15 +194,16 @@ func TestInputRequiredWire(t *testing.T) {
 	}
 	r.Decode(t, &resp)
 	got := resp.Result
-	if got.ResultType != "input_required" || got.InputRequests["r1"].Method != "sampling/createMessage" || got.InputRequests["r1"].Params.MaxTokens != 5 || got.RequestState == "" {
+	// The backend is an mcpkit server: its handler's keys (a, b) are kept.
+	if got.ResultType != "input_required" || got.InputRequests["a"].Method != "sampling/createMessage" || got.InputRequests["a"].Params.MaxTokens != 5 || got.RequestState == "" {
 		t.Fatalf("first round = %s", r.Last())
 	}
 	// The retry answers r1; the backend asks again (r2).
 	r = mcpwire.Serve(t, b.Server(), mcpwire.Request{Method: "tools/call", Caps: `{"sampling":{}}`,
-		Params: `{"name":"sample","inputResponses":{"r1":{"role":"assistant","model":"m","content":{"type":"text","text":"x"}}},"requestState":` + quoteJSON(got.RequestState) + `}`})
+		Params: `{"name":"sample","inputResponses":{"a":{"role":"assistant","model":"m","content":{"type":"text","text":"x"}}},"requestState":` + quoteJSON(got.RequestState) + `}`})
 	r.Decode(t, &resp)
-	if _, ok := resp.Result.InputRequests["r2"]; !ok || resp.Result.ResultType != "input_required" {
-		t.Fatalf("second round = %s, want r2", r.Last())
+	if _, ok := resp.Result.InputRequests["b"]; !ok || resp.Result.ResultType != "input_required" {
+		t.Fatalf("second round = %s, want b", r.Last())
 	}
 }
 
@@ -230,7 +232,7 @@ func TestHoldTimeout(t *testing.T) {
 		t.Fatalf("call after the hold timeout = %s", r2.Last())
 	}
 	r = mcpwire.Serve(t, b.Server(), mcpwire.Request{Method: "tools/call", Caps: `{"sampling":{}}`,
-		Params: `{"name":"sample","inputResponses":{"r1":{"role":"assistant","model":"m","content":{"type":"text","text":"x"}}},"requestState":` + quoteJSON(resp.Result.RequestState) + `}`})
+		Params: `{"name":"sample","inputResponses":{"a":{"role":"assistant","model":"m","content":{"type":"text","text":"x"}}},"requestState":` + quoteJSON(resp.Result.RequestState) + `}`})
 	var e struct{ Error *mcp.Error }
 	r.Decode(t, &e)
 	if e.Error == nil || e.Error.Code != -32603 || !strings.Contains(e.Error.Message, "not run again") {

@@ -99,6 +99,7 @@ type heldCall struct {
 	asks  []*pendingAsk          // arrived, not yet sent to the caller
 	sent  map[string]*pendingAsk // sent under their keys, waiting for the retry
 	next  int                    // the last key number
+	used  map[string]bool        // every key given out in this call
 	timer *time.Timer            // the hold timeout, while held
 }
 
@@ -132,6 +133,25 @@ func (h *heldCall) ask(ctx context.Context, method string, params json.RawMessag
 	case <-h.ctx.Done():
 		return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Request cancelled: the caller did not answer in time"}
 	}
+}
+
+// keyFor picks the key of a backend request: the one an mcpkit backend
+// names in _meta (mcp.MetaInputKey), else r1, r2, ... Keys are unique
+// within the call. Callers hold h.mu.
+func (h *heldCall) keyFor(a *pendingAsk) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var key string
+	if json.Unmarshal(a.params, &p) == nil {
+		json.Unmarshal(p.Meta[mcp.MetaInputKey], &key)
+	}
+	for key == "" || h.used[key] {
+		h.next++
+		key = "r" + strconv.Itoa(h.next)
+	}
+	h.used[key] = true
+	return key
 }
 
 func (h *heldCall) progress(p client.Progress) {
@@ -196,7 +216,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 // start begins the backend call of h on session s.
 func (b *Bridge) start(s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &heldCall{id: newID(), s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}}
+	h := &heldCall{id: newID(), s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}, used: map[string]bool{}}
 	if exclusive {
 		s.mu.Lock()
 		s.cur = h
@@ -241,8 +261,7 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 		h.asks = nil
 		var irs []error
 		for _, a := range asks {
-			h.next++
-			key := "r" + strconv.Itoa(h.next)
+			key := h.keyFor(a)
 			_, err := req.RequestInput(key, a.method, a.params)
 			var ir *mcp.InputRequired
 			if errors.As(err, &ir) {

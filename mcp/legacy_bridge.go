@@ -173,7 +173,7 @@ func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[strin
 	ch := make(chan reply, len(reqs))
 	for _, r := range reqs {
 		go func() {
-			raw, err := x.callClient(ctx, ss, r.method, r.params)
+			raw, err := x.callClient(ctx, ss, r.method, withInputKey(r.params, r.key))
 			ch <- reply{r.key, raw, err}
 		}()
 	}
@@ -316,4 +316,28 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 		out = wire.AppendString(out, state)
 	}
 	return append(out, '}')
+}
+
+// MetaInputKey is the _meta member of a server-to-client request (to a
+// legacy client) that names the key of the input request it stands for, so
+// that a bridge in front of this server can keep the handler's keys in its
+// own input_required results.
+const MetaInputKey = "io.github.mcpkit/inputKey"
+
+// withInputKey returns params with _meta[MetaInputKey] set to key.
+func withInputKey(params []byte, key string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := m["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[MetaInputKey] = mustMarshal(key)
+	m["_meta"] = mustMarshal(meta)
+	return mustMarshal(m)
 }

@@ -22,6 +22,9 @@
 #                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
 #   conformance-client:REV the suite's client scenarios against conformance/client (the public
 #                          client package), per revision, with conformance/expected-failures-client-REV.yml.
+#   conformance-bridge:REV the suite through `mcpkit bridge` in front of `mcpkit serve --stdio
+#                          --fixtures`: 2026-07-28 with the bridge speaking legacy to it, 2025-11-25
+#                          with the backend modern-only; baseline expected-failures-bridge-REV.yml.
 #   conformance-auth-ext   the six extension auth/* client scenarios (client credentials, ID-JAG,
 #                          DPoP, workload identity), one by one with --scenario NAME --force, at
 #                          every revision; any FAILURE or WARNING fails the step.
@@ -242,6 +245,18 @@ step_conformance() {
     --expected-failures "$ROOT/conformance/expected-failures-$req.yml"
 }
 
+# step_conformance_bridge REV BACKEND_ERA BACKEND_FLAGS...: the suite at REV through `mcpkit bridge`
+# in front of `mcpkit serve --stdio --fixtures BACKEND_FLAGS` (a stdio backend, spawned by the
+# bridge, which speaks to it in BACKEND_ERA), with conformance/expected-failures-bridge-REV.yml.
+step_conformance_bridge() {
+  local req=$1 era=$2; shift 2
+  ensure_conformance
+  [[ -x $TMP/mcpkit ]] || (cd "$ROOT" && go build -o "$TMP/mcpkit" ./cmd/mcpkit)
+  SERVER_ARGS=(bridge --addr 127.0.0.1:0 --backend-era "$era" -- "$TMP/mcpkit" serve --stdio --fixtures "$@") \
+    with_server run_suite "conformance-bridge" "$KEEP/conformance-bridge-$req" --requirements "$req" \
+    --expected-failures "$ROOT/conformance/expected-failures-bridge-$req.yml"
+}
+
 # The client scenarios, run against conformance/client (built on the public client package), with
 # the client baseline conformance/expected-failures-client-REV.yml. The counts cover the scenarios
 # the results script reads (the auth/* ones, in a subfolder, only through the baseline check).
@@ -346,6 +361,10 @@ done
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance-client:$req" "go node" step_conformance_client "$req"
 done
+# The bridge: 2026-07-28 in front of a legacy backend (the bridge initializes), 2025-11-25 (legacy
+# clients of the front) in front of a modern-only one.
+step "conformance-bridge:2026-07-28" "go node" step_conformance_bridge 2026-07-28 legacy
+step "conformance-bridge:2025-11-25" "go node" step_conformance_bridge 2025-11-25 modern --modern-only
 step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
 step skills "go node" step_skills
