@@ -75,6 +75,11 @@ func backend(started chan<- string) *mcp.Server {
 }
 
 func newBridge(t *testing.T, edit func(*bridge.Options)) (*bridge.Bridge, chan string) {
+	b, started, _ := newBridgeBackend(t, edit)
+	return b, started
+}
+
+func newBridgeBackend(t *testing.T, edit func(*bridge.Options)) (*bridge.Bridge, chan string, *mcp.Server) {
 	t.Helper()
 	started := make(chan string, 4)
 	be := backend(started)
@@ -92,7 +97,7 @@ func newBridge(t *testing.T, edit func(*bridge.Options)) (*bridge.Bridge, chan s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return b, started
+	return b, started, be
 }
 
 func TestDiscoverFromBackend(t *testing.T) {
@@ -381,4 +386,31 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// A backend's tools/list_changed reaches the front's listen streams (on
+// every replica, through the Bus); the acknowledgement grants only what
+// the backend declares.
+func TestListChangedRelayed(t *testing.T) {
+	b, _, be := newBridgeBackend(t, nil)
+	c := mcptest.NewClient(t, b.Server())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ev, err := range c.Client().Listen(ctx, client.ListenFilter{ToolsListChanged: true, PromptsListChanged: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Acknowledged != nil {
+			if !ev.Acknowledged.ToolsListChanged || ev.Acknowledged.PromptsListChanged {
+				t.Fatalf("acknowledged %+v, want tools only (the backend has no prompts)", ev.Acknowledged)
+			}
+			mcp.AddTool(be, &mcp.Tool{Name: "late", Description: "Registered late."},
+				func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
+			continue
+		}
+		if ev.Notification.Method != "notifications/tools/list_changed" {
+			t.Fatalf("got %s", ev.Notification.Method)
+		}
+		break
+	}
 }
