@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -78,6 +79,15 @@ type Options struct {
 	// backend whose probe session ended: it doubles from MinBackoff
 	// (default 100ms) to MaxBackoff (default 30s) while starts fail.
 	MinBackoff, MaxBackoff time.Duration
+	// AdvertiseURL is this replica's own MCP endpoint as the other
+	// replicas reach it (an internal address). It is sealed into the
+	// requestState of held calls, and a replica that gets the retry of a
+	// call it does not hold forwards the request there. Empty: retries
+	// must reach the replica that started the call (or they get -32603).
+	AdvertiseURL string
+	// ForwardClient sends forwarded retries. Default: http.DefaultClient.
+	ForwardClient *http.Client
+
 	// Logger gets the bridge's logs (backend exits, restarts, log messages
 	// outside a call). Default: Server.Logger, else slog.Default().
 	Logger *slog.Logger

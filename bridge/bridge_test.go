@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -412,5 +414,74 @@ func TestListChangedRelayed(t *testing.T) {
 			t.Fatalf("got %s", ev.Notification.Method)
 		}
 		break
+	}
+}
+
+// Two replicas: the retry of a held call that reaches the other replica
+// is forwarded to the owner (its AdvertiseURL sealed in the state) and
+// answered there; without an AdvertiseURL it gets -32603 and is never run
+// again.
+func TestRetryOnAnotherReplica(t *testing.T) {
+	be := backend(make(chan string, 4))
+	replica := func(advertise bool) (*bridge.Bridge, string) {
+		var h http.Handler
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+		t.Cleanup(ts.Close)
+		o := &bridge.Options{
+			Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
+			Era:     client.EraLegacy,
+			Server:  mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
+			Logger:  quiet,
+		}
+		if advertise {
+			o.AdvertiseURL = ts.URL
+		}
+		b, err := bridge.New(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		h = b.Server()
+		return b, ts.URL
+	}
+	answer := `{"role":"assistant","model":"m","content":{"type":"text","text":"%s"}}`
+	for _, advertise := range []bool{true, false} {
+		t.Run(fmt.Sprint("advertise=", advertise), func(t *testing.T) {
+			_, urlA := replica(advertise)
+			_, urlB := replica(advertise)
+			ctx := context.Background()
+			caps := `{"sampling":{}}`
+			r := mcpwire.Post(t, ctx, urlA, mcpwire.Request{Method: "tools/call", Params: `{"name":"sample"}`, Caps: caps})
+			var first struct {
+				Result struct{ RequestState string }
+			}
+			r.Decode(t, &first)
+			r = mcpwire.Post(t, ctx, urlB, mcpwire.Request{Method: "tools/call", Caps: caps,
+				Params: `{"name":"sample","inputResponses":{"a":` + fmt.Sprintf(answer, "one") + `},"requestState":` + quoteJSON(first.Result.RequestState) + `}`})
+			var second struct {
+				Result struct {
+					ResultType    string
+					RequestState  string
+					InputRequests map[string]json.RawMessage
+				}
+				Error *mcp.Error
+			}
+			r.Decode(t, &second)
+			if !advertise {
+				if second.Error == nil || second.Error.Code != -32603 || !strings.Contains(second.Error.Message, "not run again") {
+					t.Fatalf("retry on the other replica = %s, want -32603", r.Last())
+				}
+				return
+			}
+			if second.Result.ResultType != "input_required" || second.Result.InputRequests["b"] == nil {
+				t.Fatalf("forwarded retry = %s, want the owner's next round (b)", r.Last())
+			}
+			// The last retry, on B again: forwarded, and the call completes.
+			r = mcpwire.Post(t, ctx, urlB, mcpwire.Request{Method: "tools/call", Caps: caps,
+				Params: `{"name":"sample","inputResponses":{"b":` + fmt.Sprintf(answer, "two") + `},"requestState":` + quoteJSON(second.Result.RequestState) + `}`})
+			if !strings.Contains(string(r.Last()), `"one+two"`) {
+				t.Fatalf("final retry = %s, want one+two", r.Last())
+			}
+		})
 	}
 }

@@ -76,6 +76,7 @@ func forwardParams(raw json.RawMessage) (json.RawMessage, error) {
 type heldState struct {
 	Owner string `json:"o"`
 	ID    string `json:"h"`
+	URL   string `json:"u,omitempty"` // the owner's AdvertiseURL
 }
 
 // heldCall is one backend call of tools/call, prompts/get or
@@ -176,6 +177,9 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 	var h *heldCall
 	if resumed {
 		if h = b.held.take(st.ID); h == nil {
+			if st.Owner != b.id && st.URL != "" {
+				return b.forward(ctx, req, st.Owner, st.URL)
+			}
 			if st.Owner != b.id {
 				return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the call is held by bridge replica " + st.Owner + ", which this replica cannot reach; it was not run again"}
 			}
@@ -280,7 +284,7 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 		if len(irs) == 0 {
 			continue
 		}
-		if err := req.SaveState(&heldState{Owner: b.id, ID: h.id}); err != nil {
+		if err := req.SaveState(&heldState{Owner: b.id, ID: h.id, URL: b.opts.AdvertiseURL}); err != nil {
 			return nil, err
 		}
 		b.held.put(h, b.opts.HoldTimeout, b.abandon)

@@ -59,6 +59,12 @@ type ProvidedResult struct {
 	// A list whose content depends on the caller (its capabilities, its
 	// principal) should say CachePrivate.
 	Cache *CacheHint
+	// InputRequired marks Body as an input_required result made elsewhere
+	// (by the replica that holds the call, for a bridge): its inputRequests
+	// and requestState are sent as they are, with resultType
+	// "input_required". Only the modern era can carry it; a legacy request
+	// gets an internal error.
+	InputRequired bool
 }
 
 // CacheHint is the caching hint of one result.
@@ -130,6 +136,12 @@ func serveProvided(ctx context.Context, x *exchange, dst []byte) ([]byte, error)
 	body, meta, err := splitResult(res.Body)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", x.method, err)
+	}
+	if res.InputRequired {
+		if x.info.Era != EraModern {
+			return nil, fmt.Errorf("provider %s: a relayed input_required result cannot reach a legacy client", x.method)
+		}
+		return x.appendResultHint(dst, resultInputRequired, nil, body, meta), nil
 	}
 	var hint []byte
 	if res.Cache != nil && x.era().cacheHints() {

@@ -41,6 +41,7 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	maxSessions := fs.Int("max-sessions", 0, "cap on the backend sessions (processes, for a command) over all capability keys (0: 16)")
 	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
 	backendEra := fs.String("backend-era", "auto", "the backend's era: auto (find out), modern or legacy (initialize even if it answers server/discover)")
+	advertise := fs.String("advertise-url", "", "this replica's MCP `URL` as the other replicas reach it: a retry that lands on another replica is forwarded here")
 	extensions := fs.String("extensions", "", "comma-separated client `EXTENSIONS` that reach the backend and key its sessions")
 	var headers headerFlags
 	fs.Var(&headers, "header", "`NAME:VALUE` header sent to a URL backend (repeatable)")
@@ -110,7 +111,7 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	b, err := bridge.New(sctx, &bridge.Options{Backend: backend, Era: era, Server: so, Logger: log, Extensions: exts,
-		MaxSessions: *maxSessions, HoldTimeout: *holdTimeout})
+		MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise})
 	cancel()
 	if err != nil {
 		// The backend's stderr is in the log already; the error may
