@@ -93,9 +93,6 @@ var providedSet = func() map[string]bool {
 	return m
 }()
 
-// mrtrMethods are the methods that may answer input_required.
-var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
-
 // provided returns the provider's handler for method, when the server has a
 // Provider and method is one of ProvidedMethods.
 func (sn *snapshot) provided(method string) (methodHandler, bool) {
@@ -105,31 +102,25 @@ func (sn *snapshot) provided(method string) (methodHandler, bool) {
 	return sn.provider, true
 }
 
-// serveProvided runs the Provider for one request and encodes its result.
+// serveProvided runs the Provider for one request, on the primitive-call
+// skeleton (call.go), and encodes its result.
 func serveProvided(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	info, err := x.requestInfo()
-	if err != nil {
-		return nil, err
-	}
-	req := &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: x.method}
-	if len(x.params) > 0 {
-		req.Params = json.RawMessage(x.params)
-	}
-	if mrtrMethods[x.method] {
-		if err := x.openRound(&req.rd, info); err != nil {
-			return nil, err
-		}
-	}
-	res, err := x.s.opts.Provider.Provide(ctx, req)
-	if err != nil {
-		if e := cancelled(ctx, err); e != nil {
-			return nil, e
-		}
-		if _, ok := asError(err); !ok && isInputRequired(err) && req.rd.x != nil {
-			return x.appendInputRequired(dst, &req.rd)
-		}
-		return nil, fmt.Errorf("provider %s: %w", x.method, err)
-	}
+	var req *MethodRequest
+	return callPrimitive(ctx, x, dst, primitive{kind: kindMethod, name: x.method}, nil, &primitiveCall[*ProvidedResult]{
+		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			req = &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: x.method}
+			if len(x.params) > 0 {
+				req.Params = json.RawMessage(x.params)
+			}
+			return &req.rd, nil, false, nil
+		},
+		run:    func(ctx context.Context) (*ProvidedResult, error) { return x.s.opts.Provider.Provide(ctx, req) },
+		encode: x.appendProvided,
+	})
+}
+
+// appendProvided appends the response carrying a Provider's result.
+func (x *exchange) appendProvided(dst []byte, res *ProvidedResult) ([]byte, error) {
 	if res == nil {
 		res = &ProvidedResult{}
 	}
