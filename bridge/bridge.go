@@ -71,9 +71,9 @@ type Options struct {
 	// session freed. Default 60s (the TypeScript SDK's own request
 	// timeout); it is also capped by ServerOptions.State.TTL.
 	HoldTimeout time.Duration
-	// Gather is how long the bridge waits for more backend requests after
-	// the first one, to put them into one input_required result. Default
-	// 10ms.
+	// Gather is the quiet time after a backend request within which
+	// another one joins the same input_required result (the wait ends at
+	// ten times Gather in all). Default 20ms.
 	Gather time.Duration
 	// MinBackoff and MaxBackoff bound the delay before restarting a
 	// backend whose probe session ended: it doubles from MinBackoff
@@ -134,7 +134,7 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	if ttl := o.Server.State.TTL; ttl > 0 && ttl < o.HoldTimeout {
 		o.HoldTimeout = ttl
 	}
-	o.Gather = setting("Gather", o.Gather, 10*time.Millisecond)
+	o.Gather = setting("Gather", o.Gather, 20*time.Millisecond)
 	o.MinBackoff = setting("MinBackoff", o.MinBackoff, 100*time.Millisecond)
 	o.MaxBackoff = setting("MaxBackoff", o.MaxBackoff, 30*time.Second)
 	b.log = o.Logger

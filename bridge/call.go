@@ -84,6 +84,7 @@ type heldState struct {
 // while it waits for the caller's answers to its backend requests.
 type heldCall struct {
 	id     string
+	method string
 	s      *session
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -220,7 +221,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 // start begins the backend call of h on session s.
 func (b *Bridge) start(s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &heldCall{id: newID(), s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}, used: map[string]bool{}}
+	h := &heldCall{id: newID(), method: req.Method, s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}, used: map[string]bool{}}
 	if exclusive {
 		s.mu.Lock()
 		s.cur = h
@@ -254,12 +255,7 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 			return nil, ctx.Err()
 		case <-h.wake:
 		}
-		gather := time.NewTimer(b.opts.Gather)
-		select {
-		case <-gather.C:
-		case <-h.done:
-		}
-		gather.Stop()
+		b.gather(h)
 		h.mu.Lock()
 		asks := h.asks
 		h.asks = nil
@@ -292,6 +288,28 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 	}
 }
 
+// gather waits until no backend request has arrived for Gather (at most
+// ten times Gather in all), or the call ended, so that the requests a
+// backend sends together go into one input_required result.
+func (b *Bridge) gather(h *heldCall) {
+	quiet := time.NewTimer(b.opts.Gather)
+	defer quiet.Stop()
+	limit := time.NewTimer(10 * b.opts.Gather)
+	defer limit.Stop()
+	for {
+		select {
+		case <-quiet.C:
+			return
+		case <-limit.C:
+			return
+		case <-h.done:
+			return
+		case <-h.wake:
+			quiet.Reset(b.opts.Gather)
+		}
+	}
+}
+
 // finish releases h's session and maps the backend call's outcome.
 func (b *Bridge) finish(ctx context.Context, h *heldCall) (*mcp.ProvidedResult, error) {
 	h.s.mu.Lock()
@@ -308,7 +326,11 @@ func (b *Bridge) finish(ctx context.Context, h *heldCall) (*mcp.ProvidedResult, 
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ProvidedResult{Body: h.res}, nil
+	res := &mcp.ProvidedResult{Body: h.res}
+	if h.method == "resources/read" {
+		res.Cache = &mcp.CacheHint{} // read results carry hints, as the core's do
+	}
+	return res, nil
 }
 
 // abandon ends a held call whose retry did not come in time.
@@ -324,6 +346,17 @@ func (b *Bridge) abandon(h *heldCall) {
 func (b *Bridge) backendError(ctx context.Context, s *session, err error) error {
 	var me *mcp.Error
 	if errors.As(err, &me) {
+		if me.Code == mcp.CodeResourceNotFound {
+			// The legacy code: the front speaks each era's own (-32602 at
+			// 2026-07-28, and -32002 again to a legacy caller).
+			var d struct {
+				URI string `json:"uri"`
+			}
+			if raw, ok := me.Data.(json.RawMessage); ok {
+				json.Unmarshal(raw, &d)
+			}
+			return mcp.ResourceNotFound(d.URI)
+		}
 		return &mcp.Error{Code: me.Code, Message: me.Message, Data: me.Data}
 	}
 	if ctx.Err() != nil {

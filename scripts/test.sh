@@ -252,8 +252,8 @@ step_conformance_bridge() {
   local req=$1 era=$2; shift 2
   ensure_conformance
   [[ -x $TMP/mcpkit ]] || (cd "$ROOT" && go build -o "$TMP/mcpkit" ./cmd/mcpkit)
-  SERVER_ARGS=(bridge --addr 127.0.0.1:0 --backend-era "$era" -- "$TMP/mcpkit" serve --stdio --fixtures "$@") \
-    with_server run_suite "conformance-bridge" "$KEEP/conformance-bridge-$req" --requirements "$req" \
+  local SERVER_ARGS=(bridge --addr 127.0.0.1:0 --backend-era "$era" -- "$TMP/mcpkit" serve --stdio --fixtures "$@")
+  with_server run_suite "conformance-bridge" "$KEEP/conformance-bridge-$req" --requirements "$req" \
     --expected-failures "$ROOT/conformance/expected-failures-bridge-$req.yml"
 }
 
