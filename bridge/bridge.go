@@ -281,6 +281,17 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 		},
 		OnNotification: b.onNotification,
 		OnLog: func(m *client.LogMessage) {
+			// On stdio a log message names no request: on a leased
+			// session it belongs to the call holding the lease.
+			if s != nil {
+				s.mu.Lock()
+				h := s.cur
+				s.mu.Unlock()
+				if h != nil {
+					h.log(m)
+					return
+				}
+			}
 			b.log.Info("bridge: backend log message outside a call", "level", m.Level, "logger", m.Logger, "data", string(m.Data))
 		},
 	}

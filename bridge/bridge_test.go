@@ -59,6 +59,22 @@ func backend(started chan<- string) *mcp.Server {
 			}
 			return a.Text() + "+" + b.Text(), nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "many", Description: "Asks three questions in one round."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			_, e1 := req.Elicit("name", &mcp.ElicitParams{Message: "name?"})
+			_, e2 := req.Sample("greet", &mcp.CreateMessageParams{Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}}, MaxTokens: 5})
+			_, e3 := req.ListRoots("roots")
+			if err := errors.Join(e1, e2, e3); err != nil {
+				return "", err
+			}
+			return "all three", nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "logs", Description: "Logs twice."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			req.Log(mcp.LevelInfo, "t", "one")
+			req.Log(mcp.LevelDebug, "t", "two")
+			return "logged", nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Reports progress."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			for i := 1; i <= 3; i++ {
@@ -133,8 +149,8 @@ func TestCallsPassThrough(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(tools) != 5 {
-				t.Errorf("%d tools, want the backend's 5", len(tools))
+			if len(tools) != 7 {
+				t.Errorf("%d tools, want the backend's 7", len(tools))
 			}
 			res, err := c.Client().CallTool(context.Background(), "echo", map[string]any{"text": "hi"})
 			if err != nil {
@@ -481,6 +497,47 @@ func TestRetryOnAnotherReplica(t *testing.T) {
 				Params: `{"name":"sample","inputResponses":{"b":` + fmt.Sprintf(answer, "two") + `},"requestState":` + quoteJSON(second.Result.RequestState) + `}`})
 			if !strings.Contains(string(r.Last()), `"one+two"`) {
 				t.Fatalf("final retry = %s, want one+two", r.Last())
+			}
+		})
+	}
+}
+
+// Requests a backend sends together become one input_required result.
+func TestGatherOneRound(t *testing.T) {
+	b, _ := newBridge(t, nil)
+	r := mcpwire.Serve(t, b.Server(), mcpwire.Request{Method: "tools/call", Params: `{"name":"many"}`, Caps: `{"sampling":{},"elicitation":{},"roots":{}}`})
+	var resp struct {
+		Result struct {
+			InputRequests map[string]struct{ Method string }
+		}
+	}
+	r.Decode(t, &resp)
+	got := map[string]string{}
+	for k, v := range resp.Result.InputRequests {
+		got[k] = v.Method
+	}
+	want := map[string]string{"name": "elicitation/create", "greet": "sampling/createMessage", "roots": "roots/list"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("one round (-want +got):\n%s", diff)
+	}
+}
+
+// A caller that asks for logs gets the backend's log messages of its call
+// (an exclusive lease: on stdio a log message names no request), at its
+// level.
+func TestLogsRelayed(t *testing.T) {
+	for _, era := range []client.Era{client.EraLegacy, client.EraModern} {
+		t.Run(string(era), func(t *testing.T) {
+			b, _ := newBridge(t, func(o *bridge.Options) { o.Era = era })
+			c := mcptest.NewClient(t, b.Server())
+			var got []string
+			_, err := c.Client().CallTool(context.Background(), "logs", nil, client.WithLogLevel(mcp.LevelInfo),
+				client.WithLog(func(m *client.LogMessage) { got = append(got, string(m.Level)+":"+string(m.Data)) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{`info:"one"`}, got); diff != "" {
+				t.Errorf("logs (-want +got):\n%s", diff)
 			}
 		})
 	}

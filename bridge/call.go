@@ -141,13 +141,7 @@ func (h *heldCall) ask(ctx context.Context, method string, params json.RawMessag
 // names in _meta (mcp.MetaInputKey), else r1, r2, ... Keys are unique
 // within the call. Callers hold h.mu.
 func (h *heldCall) keyFor(a *pendingAsk) string {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	var key string
-	if json.Unmarshal(a.params, &p) == nil {
-		json.Unmarshal(p.Meta[mcp.MetaInputKey], &key)
-	}
+	key := a.meta().Key
 	for key == "" || h.used[key] {
 		h.next++
 		key = "r" + strconv.Itoa(h.next)
@@ -288,18 +282,25 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 	}
 }
 
-// gather waits until no backend request has arrived for Gather (at most
-// ten times Gather in all), or the call ended, so that the requests a
-// backend sends together go into one input_required result.
+// gather waits until the requests a backend sends together have arrived,
+// so that they go into one input_required result: until every key of the
+// round an mcpkit backend names (mcp.MetaInputRound) is there, else until
+// no request has arrived for Gather; at most ten times Gather in all, and
+// never past the end of the call.
 func (b *Bridge) gather(h *heldCall) {
 	quiet := time.NewTimer(b.opts.Gather)
 	defer quiet.Stop()
 	limit := time.NewTimer(10 * b.opts.Gather)
 	defer limit.Stop()
 	for {
+		if h.roundComplete() {
+			return
+		}
 		select {
 		case <-quiet.C:
-			return
+			if !h.roundAnnounced() {
+				return
+			}
 		case <-limit.C:
 			return
 		case <-h.done:
@@ -308,6 +309,57 @@ func (b *Bridge) gather(h *heldCall) {
 			quiet.Reset(b.opts.Gather)
 		}
 	}
+}
+
+// askMeta is what an mcpkit backend says about a request in its _meta.
+type askMeta struct {
+	Key   string   `json:"io.github.mcpkit/inputKey"`
+	Round []string `json:"io.github.mcpkit/inputRound"`
+}
+
+func (a *pendingAsk) meta() askMeta {
+	var p struct {
+		Meta askMeta `json:"_meta"`
+	}
+	json.Unmarshal(a.params, &p)
+	return p.Meta
+}
+
+// roundAnnounced reports whether a waiting request names its round.
+func (h *heldCall) roundAnnounced() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, a := range h.asks {
+		if len(a.meta().Round) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// roundComplete reports whether the waiting requests name a round and
+// every key of it is there.
+func (h *heldCall) roundComplete() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var round []string
+	have := map[string]bool{}
+	for _, a := range h.asks {
+		m := a.meta()
+		have[m.Key] = true
+		if len(m.Round) > 0 {
+			round = m.Round
+		}
+	}
+	if round == nil {
+		return false
+	}
+	for _, k := range round {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // finish releases h's session and maps the backend call's outcome.

@@ -177,7 +177,7 @@ func (c *SSEConn) readLoop(sr *sseReader) {
 			c.mux.note(raw)
 			c.notify(nil, raw, m)
 		default: // a request from the server
-			go c.postMessage(context.Background(), c.answer(context.Background(), m))
+			go func() { c.postMessage(context.Background(), c.answer(context.Background(), m)) }() // the handler may wait: never on the reading goroutine
 		}
 	}
 }

@@ -103,7 +103,7 @@ func (c *StreamConn) handleLine(line []byte) {
 		c.mux.note(raw)
 		c.notify(nil, raw, m)
 	default: // a request from the server (a legacy server's input requests, ping)
-		go c.write(c.answer(context.Background(), m))
+		go func() { c.write(c.answer(context.Background(), m)) }() // the handler may wait (for a user): never on the reading goroutine
 	}
 }
 
