@@ -20,7 +20,7 @@ func BenchmarkBridgeToolsCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer front.Close()
-	direct, err := client.Connect(ctx, &client.MemoryTransport{Server: be}, &client.Options{Era: client.EraLegacy, NoCache: true})
+	direct, err := client.Connect(ctx, &client.MemoryTransport{Server: be}, &client.Options{Eras: client.LegacyOnly, NoCache: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,15 +44,18 @@ type Options struct {
 	// process each time. The command comes from the operator, never from
 	// a request.
 	Backend func() client.Transport
-	// Era pins the backend's era (client.EraAuto, the default, finds out).
-	Era client.Era
+	// Eras says which eras the bridge may speak to the backend
+	// (client.AnyEra, the default, finds out; client.LegacyOnly
+	// initializes even a server that answers server/discover).
+	Eras client.EraPreference
 	// ClientInfo is how the bridge introduces itself to the backend.
 	// Default: name "mcpkit-bridge".
 	ClientInfo mcp.Implementation
 
 	// Server configures the front server. Its Provider is the bridge; its
-	// ReadyChecks get the bridge's own. An empty Name takes the backend's
-	// serverInfo (name, title, version, description, website).
+	// ReadyChecks get the bridge's own. An empty Info.Name takes the
+	// backend's serverInfo (name, title, version, description, icons,
+	// website).
 	Server mcp.ServerOptions
 
 	// Extensions names the client extensions that reach the backend and
@@ -150,9 +153,9 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		return nil, fmt.Errorf("bridge: starting the backend: %w", err)
 	}
 	so := o.Server
-	if so.Name == "" {
+	if so.Info.Name == "" {
 		if info := probe.ServerInfo(); info != nil {
-			so.Name, so.Title, so.Version = info.Name, info.Title, info.Version
+			so.Info = *info
 		}
 	}
 	so.Provider = b
@@ -268,7 +271,7 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 	o := &b.opts
 	co := &client.Options{
 		ClientInfo:   o.ClientInfo,
-		Era:          o.Era,
+		Eras:         o.Eras,
 		Capabilities: &caps,
 		NoCache:      true,
 		Timeout:      -1, // the caller's context decides

@@ -32,7 +32,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // tool that samples, one that reports progress and one that waits for
 // its cancellation.
 func backend(started chan<- string) *mcp.Server {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "backend", Version: "2.0.0", Instructions: "use echo", Logger: quiet, State: mcp.StateOptions{Keys: testKeys}})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "backend", Version: "2.0.0"}, Instructions: "use echo", Logger: quiet, State: mcp.StateOptions{Keys: testKeys}})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct {
 			Text string `json:"text"`
@@ -103,7 +103,7 @@ func newBridgeBackend(t *testing.T, edit func(*bridge.Options)) (*bridge.Bridge,
 	be := backend(started)
 	o := &bridge.Options{
 		Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
-		Era:     client.EraLegacy,
+		Eras:    client.LegacyOnly,
 		Server:  mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
 		Logger:  quiet,
 	}
@@ -445,7 +445,7 @@ func TestRetryOnAnotherReplica(t *testing.T) {
 		t.Cleanup(ts.Close)
 		o := &bridge.Options{
 			Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
-			Era:     client.EraLegacy,
+			Eras:    client.LegacyOnly,
 			Server:  mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
 			Logger:  quiet,
 		}
@@ -526,9 +526,9 @@ func TestGatherOneRound(t *testing.T) {
 // (an exclusive lease: on stdio a log message names no request), at its
 // level.
 func TestLogsRelayed(t *testing.T) {
-	for _, era := range []client.Era{client.EraLegacy, client.EraModern} {
-		t.Run(string(era), func(t *testing.T) {
-			b, _ := newBridge(t, func(o *bridge.Options) { o.Era = era })
+	for _, era := range []client.EraPreference{client.LegacyOnly, client.AnyEra} {
+		t.Run(era.String(), func(t *testing.T) {
+			b, _ := newBridge(t, func(o *bridge.Options) { o.Eras = era })
 			c := mcptest.NewClient(t, b.Server())
 			var got []string
 			_, err := c.Client().CallTool(context.Background(), "logs", nil, client.WithLogLevel(mcp.LevelInfo),

@@ -14,7 +14,7 @@ import (
 // that samples reaches the modern caller as an input_required round that
 // its client answers.
 func Example() {
-	legacy := mcp.NewServer(&mcp.ServerOptions{Name: "legacy-backend", Version: "1.0.0", Logger: quiet, State: mcp.StateOptions{Keys: testKeys}})
+	legacy := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "legacy-backend", Version: "1.0.0"}, Logger: quiet, State: mcp.StateOptions{Keys: testKeys}})
 	mcp.AddTool(legacy, &mcp.Tool{Name: "haiku", Description: "Asks the model for a haiku."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			r, err := req.Sample("haiku", &mcp.CreateMessageParams{
@@ -31,7 +31,7 @@ func Example() {
 		// Every backend session is a new connection (a process, for a
 		// client.CommandTransport); here, the legacy era in memory.
 		Backend: func() client.Transport { return &client.MemoryTransport{Server: legacy} },
-		Era:     client.EraLegacy,
+		Eras:    client.LegacyOnly,
 		Server:  mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
 		Logger:  quiet,
 	})

@@ -150,7 +150,7 @@ func TestInputRequestsConcurrent(t *testing.T) {
 		return json.RawMessage(`{"action":"accept","content":{}}`), nil
 	}
 	caps := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{}, Elicitation: &mcp.ElicitationCapability{}}
-	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Era: client.EraLegacy, Capabilities: &caps, Input: in})
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Eras: client.LegacyOnly, Capabilities: &caps, Input: in})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func toolNames(t *testing.T, c *client.Client) []string {
 func TestBridgeEverything(t *testing.T) {
 	b := everythingBridge(t)
 	plain := frontClient(t, b, nil)
-	if plain.Era() != client.EraModern || plain.ServerInfo().Name != "mcp-servers/everything" || plain.Instructions() == "" {
+	if plain.Era() != mcp.EraModern || plain.ServerInfo().Name != "mcp-servers/everything" || plain.Instructions() == "" {
 		t.Fatalf("front: %s %+v, instructions %q; want a modern front with the backend's identity", plain.Era(), plain.ServerInfo(), plain.Instructions())
 	}
 

@@ -76,13 +76,13 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		}
 		backend = func() client.Transport { return &client.HTTPTransport{URL: u, Header: headers.h} }
 	}
-	era := client.EraAuto
+	era := client.AnyEra
 	switch *backendEra {
 	case "auto":
 	case "modern":
-		era = client.EraModern
+		era = client.ModernOnly
 	case "legacy":
-		era = client.EraLegacy
+		era = client.LegacyOnly
 	default:
 		fmt.Fprintf(stderr, "mcpkit bridge: --backend-era %q: want auto, modern or legacy\n", *backendEra)
 		return 2
@@ -110,7 +110,7 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		return 2
 	}
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	b, err := bridge.New(sctx, &bridge.Options{Backend: backend, Era: era, Server: so, Logger: log, Extensions: exts,
+	b, err := bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: so, Logger: log, Extensions: exts,
 		MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise})
 	cancel()
 	if err != nil {

@@ -43,7 +43,7 @@ func TestBridgeCommand(t *testing.T) {
 	}
 	go io.Copy(io.Discard, stderr)
 	ctx := context.Background()
-	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Era: client.EraModern})
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Eras: client.ModernOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
