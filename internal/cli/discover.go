@@ -185,12 +185,18 @@ func discover(args []string, stdout, stderr io.Writer) int {
 }
 
 // clientInfo names this client in _meta and initialize.
-func clientInfo() iclient.Implementation {
+func clientInfo() mcp.Implementation {
 	v := "dev"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version
 	}
-	return iclient.Implementation{Name: "mcpkit-discover", Version: v}
+	return mcp.Implementation{Name: "mcpkit-discover", Version: v}
+}
+
+// encodedClientInfo is clientInfo as _meta carries it.
+func encodedClientInfo() json.RawMessage {
+	b, _ := json.Marshal(clientInfo()) // strings only: it always encodes
+	return b
 }
 
 // probe connects with the client, lists and checks, and returns the report
