@@ -105,6 +105,8 @@ type Bridge struct {
 	log  *slog.Logger
 	pool *pool
 	held heldCalls
+	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
+	schemas schemas
 	id   string // this replica, in sealed states
 
 	mu      sync.Mutex
@@ -244,6 +246,7 @@ func (b *Bridge) supervise(ctx context.Context, probe *client.Client) {
 			c, err := b.connect(ctx, mcp.ClientCapabilities{}, nil)
 			if err == nil {
 				probe = c
+				b.schemas.forget()
 				b.adopt(c)
 				for k := mcp.ToolsListChanged; k <= mcp.ResourcesListChanged; k++ {
 					b.srv.NotifyListChanged(k) // a new backend may list other things
@@ -309,6 +312,7 @@ var errNoCaller = &mcp.Error{Code: -32603, Message: "no caller to ask: the reque
 func (b *Bridge) onNotification(n *client.Notification) {
 	switch n.Method {
 	case "notifications/tools/list_changed":
+		b.schemas.forget()
 		b.srv.NotifyListChanged(mcp.ToolsListChanged)
 	case "notifications/prompts/list_changed":
 		b.srv.NotifyListChanged(mcp.PromptsListChanged)

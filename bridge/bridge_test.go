@@ -69,6 +69,11 @@ func backend(started chan<- string) *mcp.Server {
 			}
 			return "all three", nil
 		})
+	s.AddRawTool(&mcp.Tool{Name: "region", Description: "Takes a region in a header.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+		func(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "logs", Description: "Logs twice."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			req.Log(mcp.LevelInfo, "t", "one")
@@ -149,8 +154,8 @@ func TestCallsPassThrough(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(tools) != 7 {
-				t.Errorf("%d tools, want the backend's 7", len(tools))
+			if len(tools) != 8 {
+				t.Errorf("%d tools, want the backend's 8", len(tools))
 			}
 			res, err := c.Client().CallTool(context.Background(), "echo", map[string]any{"text": "hi"})
 			if err != nil {
@@ -540,5 +545,21 @@ func TestLogsRelayed(t *testing.T) {
 				t.Errorf("logs (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Mcp-Param-* headers are checked against the backend tool's x-mcp-header
+// parameters, as for a registered tool: a mismatch is -32020, HTTP 400.
+func TestParamHeadersChecked(t *testing.T) {
+	b, _ := newBridge(t, nil)
+	for _, tc := range []struct {
+		header string
+		status int
+	}{{"eu", 200}, {"us", 400}} {
+		r := mcpwire.Serve(t, b.Server(), mcpwire.Request{Method: "tools/call", Params: `{"name":"region","arguments":{"region":"eu"}}`,
+			Header: http.Header{"Mcp-Param-Region": {tc.header}}})
+		if r.Status != tc.status {
+			t.Errorf("Mcp-Param-Region %s: status %d, want %d: %s", tc.header, r.Status, tc.status, r.Last())
+		}
 	}
 }

@@ -207,6 +207,10 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 		if err != nil {
 			return nil, err
 		}
+		if err := b.checkHeaders(ctx, req, s, key, params); err != nil {
+			b.pool.release(s)
+			return nil, err
+		}
 		h = b.start(s, exclusive, req, params)
 	}
 	return b.wait(ctx, req, h)

@@ -359,3 +359,25 @@ func (f ReadyFunc) Ready(ctx context.Context) error { return f(ctx) }
 func Unavailable(msg string) *Error {
 	return &Error{Code: jsonrpc.CodeInternalError, Message: msg, status: http.StatusServiceUnavailable}
 }
+
+// CheckParamHeaders checks the request's Mcp-Param-* headers against the
+// x-mcp-header parameters of inputSchema (a tool's input schema, as a
+// Provider's backend lists it) and the request's arguments, as the server
+// does for its registered tools: a mismatch is a -32020 *Error (HTTP 400).
+// It does nothing outside Streamable HTTP's modern era, and for a schema
+// without annotations or that it cannot read (the backend validates).
+func (r *MethodRequest) CheckParamHeaders(inputSchema json.RawMessage) error {
+	x := r.x
+	if x == nil || x.info.Header == nil || !x.era().paramHeaders() || len(inputSchema) == 0 {
+		return nil
+	}
+	hs, err := paramHeaders(inputSchema)
+	if err != nil || len(hs) == 0 {
+		return nil
+	}
+	args, _ := x.param("arguments")
+	if e := checkParamHeaders(hs, args, x.info.Header); e != nil {
+		return e
+	}
+	return nil
+}
