@@ -107,7 +107,7 @@ type Bridge struct {
 	held heldCalls
 	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
 	schemas schemas
-	id   string // this replica, in sealed states
+	id      string // this replica, in sealed states
 
 	mu      sync.Mutex
 	probe   *client.Client

@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +24,7 @@ import (
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcptest"
 )
@@ -405,6 +410,14 @@ func TestMain(m *testing.M) {
 				os.Exit(3)
 				return "", nil
 			})
+		mcp.AddTool(s, &mcp.Tool{Name: "exitsoon", Description: "Answers, then exits."},
+			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+				go func() {
+					time.Sleep(20 * time.Millisecond) // after the answer is written
+					os.Exit(4)
+				}()
+				return "bye", nil
+			})
 		s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
@@ -562,4 +575,61 @@ func TestParamHeadersChecked(t *testing.T) {
 			t.Errorf("Mcp-Param-Region %s: status %d, want %d: %s", tc.header, r.Status, tc.status, r.Last())
 		}
 	}
+}
+
+// A session whose backend exited while idle is not handed out again: the
+// next call gets a new backend session instead of the dead one's error.
+func TestIdleSessionThatExited(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("counts the backend processes in /proc")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bridge.New(context.Background(), &bridge.Options{
+		Backend: func() client.Transport {
+			return &client.CommandTransport{Command: exe, Env: []string{"BRIDGE_TEST_BACKEND=1"}, Stderr: io.Discard}
+		},
+		Server: mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
+		Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c := mcptest.NewClient(t, b.Server())
+	if _, err := c.Client().CallTool(context.Background(), "exitsoon", nil); err != nil {
+		t.Fatal(err)
+	}
+	// The probe stays; the session's process goes.
+	realtime.Poll(t, 10*time.Second, "the backend session's process to exit", func() bool { return len(children(exe)) == 1 })
+	res, err := c.Client().CallTool(context.Background(), "echo", map[string]any{"text": "fresh"})
+	if err != nil {
+		t.Fatalf("a call after the idle session's backend exited: %v", err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "fresh" {
+		t.Errorf("echo = %q", got)
+	}
+}
+
+// children returns the pids of this process's live children running exe.
+func children(exe string) []string {
+	me := strconv.Itoa(os.Getpid())
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var pids []string
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 2 || f[1] != me || f[0] == "Z" {
+			continue
+		}
+		if target, err := os.Readlink(filepath.Join(filepath.Dir(st), "exe")); err == nil && target == exe {
+			pids = append(pids, filepath.Base(filepath.Dir(st)))
+		}
+	}
+	return pids
 }

@@ -114,6 +114,18 @@ func (p *pool) acquire(ctx context.Context, key string, caps mcp.ClientCapabilit
 			p.mu.Unlock()
 			return nil, mcp.Unavailable("Server shutting down")
 		}
+		var gone []*session
+		for _, s := range p.byKey[key] {
+			if !s.dead && s.ended() {
+				s.dead = true // its backend exited while idle
+			}
+			if s.dead && s.users == 0 {
+				gone = append(gone, s)
+			}
+		}
+		for _, s := range gone {
+			p.remove(s)
+		}
 		for _, s := range p.byKey[key] {
 			if s.dead || s.exclusive || (exclusive && s.users > 0) {
 				continue
@@ -121,6 +133,7 @@ func (p *pool) acquire(ctx context.Context, key string, caps mcp.ClientCapabilit
 			s.users++
 			s.exclusive = exclusive
 			p.mu.Unlock()
+			p.closeGone(gone)
 			return s, nil
 		}
 		var evict *session
@@ -133,6 +146,7 @@ func (p *pool) acquire(ctx context.Context, key string, caps mcp.ClientCapabilit
 		if p.total < p.b.opts.MaxSessions {
 			p.total++
 			p.mu.Unlock()
+			p.closeGone(gone)
 			if evict != nil {
 				evict.c.Close()
 			}
@@ -140,6 +154,7 @@ func (p *pool) acquire(ctx context.Context, key string, caps mcp.ClientCapabilit
 		}
 		free := p.free
 		p.mu.Unlock()
+		p.closeGone(gone)
 		select {
 		case <-free:
 		case <-deadline.C:
@@ -170,6 +185,24 @@ func (p *pool) open(ctx context.Context, key string, caps mcp.ClientCapabilities
 	}
 	p.byKey[key] = append(p.byKey[key], s)
 	return s, nil
+}
+
+// ended reports whether the session's backend connection ended.
+func (s *session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// closeGone closes sessions acquire took out of the pool (removed from it
+// when they were found dead and idle); a removed one is closed once.
+func (p *pool) closeGone(gone []*session) {
+	for _, s := range gone {
+		go s.c.Close()
+	}
 }
 
 // release gives a session back; a dead one is closed and forgotten.
