@@ -79,3 +79,44 @@ func TestBridgeUsage(t *testing.T) {
 		}
 	}
 }
+
+// mcpkit bridge --stdio URL: a host that only spawns stdio servers reaches
+// a remote server (here mcpkit serve over HTTP) through the bridge.
+func TestBridgeStdioToURL(t *testing.T) {
+	bin := buildMcpkit(t)
+	srv := exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
+	stderr, _ := srv.StderrPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("serve did not log its URL")
+	}
+	go io.Copy(io.Discard, stderr)
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.CommandTransport{Command: bin, Args: []string{"bridge", "--stdio", url}, Stderr: io.Discard}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ServerInfo().Name != "mcpkit-demo" {
+		t.Errorf("serverInfo = %+v, want the remote server's", c.ServerInfo())
+	}
+	res, err := c.CallTool(ctx, "test_simple_text", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 {
+		t.Errorf("result = %+v", res)
+	}
+}
