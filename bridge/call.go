@@ -211,9 +211,29 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 			b.pool.release(s)
 			return nil, err
 		}
+		if !exclusive {
+			// A caller that cannot be asked for input and wants no logs:
+			// the call cannot be held, so it runs in this goroutine.
+			return b.direct(ctx, req, s, params)
+		}
 		h = b.start(s, exclusive, req, params)
 	}
 	return b.wait(ctx, req, h)
+}
+
+// direct runs a call on a shared session in the caller's goroutine: its
+// progress goes straight to req, and ctx's end cancels the backend call.
+func (b *Bridge) direct(ctx context.Context, req *mcp.MethodRequest, s *session, params json.RawMessage) (*mcp.ProvidedResult, error) {
+	defer b.pool.release(s)
+	raw, err := s.c.Call(ctx, req.Method, params, client.WithProgress(func(p client.Progress) { req.Progress(p.Progress, p.Total, p.Message) }))
+	if err != nil {
+		return nil, b.backendError(ctx, s, err)
+	}
+	res := &mcp.ProvidedResult{Body: raw}
+	if req.Method == "resources/read" {
+		res.Cache = &mcp.CacheHint{} // read results carry hints, as the core's do
+	}
+	return res, nil
 }
 
 // start begins the backend call of h on session s.
