@@ -5,11 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -21,23 +17,26 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// bridgeCmd runs `mcpkit bridge`: a backend server (a command after --,
+// bridgeCommand is `mcpkit bridge`: a backend server (a command after --,
 // or a URL) served as a 2026-07-28 endpoint.
-func bridgeCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return bridgeContext(ctx, args, stdin, stdout, stderr)
+var bridgeCommand = &Command{
+	UsageLine: "bridge [flags] -- CMD [ARGS...]\nbridge [flags] URL",
+	Short:     "serve any MCP server (a stdio command or a URL, either era) as a 2026-07-28 endpoint",
+	Long: `Serves an MCP server of either era as a revision 2026-07-28 endpoint (and to
+legacy clients too, as --era says): a stdio command after --, spawned and
+supervised (restarted with backoff when it exits; its stderr goes to the log,
+tagged), or a Streamable HTTP or HTTP+SSE URL. server/discover comes from the
+backend's initialize; backend sessions are keyed by the caller's client
+capabilities; a backend's sampling, elicitation and roots requests become
+input_required rounds. See docs/bridge.md.
+`,
+	Flag:   bridgeFlags,
+	Exits:  exitsServe,
+	Failed: "the bridge failed: the backend did not start, or it cannot listen, or serving failed",
 }
 
-func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mcpkit bridge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0 picks a free port)")
-	path := fs.String("path", "/mcp", "URL `PATH` of the MCP endpoint")
-	stdio := fs.Bool("stdio", false, "serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP")
-	keyFile := fs.String("state-key-file", "", "`FILE` holding the keys that seal requestState, one base64 key per line (default: $"+mcp.StateKeysEnv+", else a random per-process key)")
-	keepAlive := fs.Duration("keep-alive", 15*time.Second, "interval of SSE keep-alive comments on idle streams (0: none)")
-	maxInFlight := fs.Int("max-inflight", 0, "cap on the HTTP requests being handled at once (0: the library default; -1: no cap)")
+func bridgeFlags(fs *flag.FlagSet) Runner {
+	front := registerFront(fs)
 	maxSessions := fs.Int("max-sessions", 0, "cap on the backend sessions (processes, for a command) over all capability keys (0: 16)")
 	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
 	backendEra := fs.String("backend-era", "auto", "the backend's era: auto (find out), modern or legacy (initialize even if it answers server/discover)")
@@ -45,118 +44,77 @@ func bridgeContext(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	extensions := fs.String("extensions", "", "comma-separated client `EXTENSIONS` that reach the backend and key its sessions")
 	var headers headerFlags
 	fs.Var(&headers, "header", "`NAME:VALUE` header sent to a URL backend (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: mcpkit bridge [flags] -- CMD ARGS...\n       mcpkit bridge [flags] URL\n\nServes an MCP server of either era (a stdio command, spawned and supervised, or a URL)\nas a revision 2026-07-28 endpoint. See docs/bridge.md.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	return func(inv *invocation) int {
+		ctx, stop := signal.NotifyContext(inv.ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		log := slog.New(slog.NewTextHandler(inv.stderr, nil))
+		var backend func() client.Transport
+		switch {
+		case inv.dash && len(inv.args) == 0 && len(inv.command) > 0:
+			argv := inv.command
+			backend = func() client.Transport {
+				return &client.CommandTransport{Command: argv[0], Args: argv[1:], Stderr: &stderrLog{log: log, cmd: argv[0]}}
+			}
+		case !inv.dash && len(inv.args) == 1:
+			u := inv.args[0]
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return inv.usageError("%q is not an http(s) URL; a command goes after --", u)
+			}
+			backend = func() client.Transport { return &client.HTTPTransport{URL: u, Header: headers.h} }
+		default:
+			return inv.usageError("want -- CMD [ARGS...] or one URL")
 		}
-		return 2
-	}
-	rest := fs.Args()
-	dashed := len(args) >= len(rest)+1 && len(rest) > 0 && args[len(args)-len(rest)-1] == "--"
-	if len(rest) == 0 || (!dashed && len(rest) != 1) {
-		fs.Usage()
-		return 2
-	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	var backend func() client.Transport
-	if dashed {
-		argv := rest
-		backend = func() client.Transport {
-			return &client.CommandTransport{Command: argv[0], Args: argv[1:], Stderr: &stderrLog{log: log, cmd: argv[0]}}
+		era := client.AnyEra
+		switch *backendEra {
+		case "auto":
+		case "modern":
+			era = client.ModernOnly
+		case "legacy":
+			era = client.LegacyOnly
+		default:
+			return inv.usageError("--backend-era %q: want auto, modern or legacy", *backendEra)
 		}
-	} else {
-		u := rest[0]
-		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-			fmt.Fprintf(stderr, "mcpkit bridge: %q is not an http(s) URL; a command goes after --\n", u)
-			return 2
+		if *maxSessions < 0 || *holdTimeout < 0 {
+			return inv.usageError("--max-sessions and --hold-timeout cannot be negative")
 		}
-		backend = func() client.Transport { return &client.HTTPTransport{URL: u, Header: headers.h} }
-	}
-	era := client.AnyEra
-	switch *backendEra {
-	case "auto":
-	case "modern":
-		era = client.ModernOnly
-	case "legacy":
-		era = client.LegacyOnly
-	default:
-		fmt.Fprintf(stderr, "mcpkit bridge: --backend-era %q: want auto, modern or legacy\n", *backendEra)
-		return 2
-	}
-	keys, err := stateKeys(*keyFile)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpkit bridge: state keys: %v\n", err)
-		return 2
-	}
-	so := mcp.ServerOptions{Logger: log, State: mcp.StateOptions{Keys: keys}, HTTP: mcp.HTTPOptions{KeepAlive: *keepAlive}}
-	if *keepAlive <= 0 {
-		so.HTTP.KeepAlive = mcp.Off
-	}
-	if *maxInFlight != 0 {
-		so.Quotas.MaxInFlightRequests = *maxInFlight
-	}
-	var exts []string
-	for _, e := range strings.Split(*extensions, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			exts = append(exts, e)
+		var exts []string
+		for _, e := range strings.Split(*extensions, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				exts = append(exts, e)
+			}
 		}
-	}
-	if *maxSessions < 0 || *holdTimeout < 0 {
-		fmt.Fprintln(stderr, "mcpkit bridge: --max-sessions and --hold-timeout cannot be negative")
-		return 2
-	}
-	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	b, err := bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: so, Logger: log, Extensions: exts,
-		MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise})
-	cancel()
-	if err != nil {
-		// The backend's stderr is in the log already; the error may
-		// repeat its end, which is the operator's own.
-		fmt.Fprintf(stderr, "mcpkit bridge: %v\n", err)
-		return 1
-	}
-	defer b.Close()
-	s := b.Server()
-	if *stdio {
-		rctx, rcancel := context.WithCancel(ctx)
-		defer rcancel()
-		log.Info("bridging MCP on stdio", "versions", s.SupportedVersions())
-		if err := s.ServeStdio(rctx, stdin, stdout); err != nil && ctx.Err() == nil {
-			log.Error("stdio", "err", err)
-			return 1
+		opts, closeFront, err := front.ServerOptions(ctx, log, inv.stderr)
+		if err != nil {
+			return inv.fail(err)
 		}
-		return 0
+		defer closeFront()
+		var b *bridge.Bridge
+		defer func() {
+			if b != nil {
+				b.Close() // ends the backends
+			}
+		}()
+		newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			var err error
+			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
+				MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise})
+			if err != nil {
+				return nil, err
+			}
+			return b.Server(), nil
+		}
+		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code == exitUsage {
+				return inv.fail(err)
+			}
+			log.Error("bridge", "err", err)
+			return exitCodeOf(err)
+		}
+		return exitOK
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Error("listen", "err", err)
-		return 1
-	}
-	defer ln.Close()
-	url := "http://" + ln.Addr().String() + *path
-	hs := s.NewHTTPServer(*addr, *path)
-	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
-	log.Info("listening", "url", url, "versions", s.SupportedVersions())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		log.Error("serve", "err", err)
-		return 1
-	case <-ctx.Done():
-	}
-	tctx, tcancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer tcancel()
-	s.Shutdown(tctx)
-	if err := hs.Shutdown(tctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Warn("shutdown", "err", err)
-		return 1
-	}
-	return 0
 }
 
 // stderrLog logs a backend's stderr, line by line, tagged with its

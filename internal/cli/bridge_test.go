@@ -18,7 +18,7 @@ import (
 // backend's tools as 2026-07-28 and exits 0 on SIGTERM, ending the backend.
 func TestBridgeCommand(t *testing.T) {
 	bin := buildMcpkit(t)
-	cmd := exec.Command(bin, "bridge", "--addr", "127.0.0.1:0", "--", bin, "serve", "--stdio", "--fixtures")
+	cmd := exec.Command(bin, "bridge", "--addr", "127.0.0.1:0", "--", bin, "serve", "--stdio", "--fixtures", "--log-requests")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -38,10 +38,19 @@ func TestBridgeCommand(t *testing.T) {
 	if url == "" {
 		t.Fatalf("bridge did not log the URL it listens on:\n%s", log.String())
 	}
-	if !strings.Contains(log.String(), `msg="backend stderr"`) {
-		t.Errorf("the backend's stderr is not in the log, tagged:\n%s", log.String())
-	}
-	go io.Copy(io.Discard, stderr)
+	tagged := make(chan struct{})
+	go func() {
+		seen := strings.Contains(log.String(), `msg="backend stderr"`)
+		if seen {
+			close(tagged)
+		}
+		for sc.Scan() {
+			if !seen && strings.Contains(sc.Text(), `msg="backend stderr"`) {
+				seen = true
+				close(tagged)
+			}
+		}
+	}()
 	ctx := context.Background()
 	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Eras: client.ModernOnly})
 	if err != nil {
@@ -57,6 +66,11 @@ func TestBridgeCommand(t *testing.T) {
 	}
 	if len(res.Content) != 1 {
 		t.Fatalf("result = %+v", res)
+	}
+	select { // the backend logged the requests (--log-requests) on its stderr
+	case <-tagged:
+	case <-time.After(10 * time.Second):
+		t.Error("the backend's stderr is not in the log, tagged")
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
