@@ -23,8 +23,8 @@
 #   conformance-client:REV the suite's client scenarios against conformance/client (the public
 #                          client package), per revision, with conformance/expected-failures-client-REV.yml.
 #   conformance-bridge:REV the suite through `mcpkit bridge` in front of `mcpkit serve --stdio
-#                          --fixtures`: 2026-07-28 with the bridge speaking legacy to it, 2025-11-25
-#                          with the backend modern-only; baseline expected-failures-bridge-REV.yml.
+#                          --fixtures`: 2026-07-28 with the backend --era legacy, 2025-11-25 with it
+#                          --era modern; baseline conformance/expected-failures-bridge-REV.yml.
 #   conformance-auth-ext   the six extension auth/* client scenarios (client credentials, ID-JAG,
 #                          DPoP, workload identity), one by one with --scenario NAME --force, at
 #                          every revision; any FAILURE or WARNING fails the step.
@@ -370,10 +370,10 @@ done
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance-client:$req" "go node" step_conformance_client "$req"
 done
-# The bridge: 2026-07-28 in front of a legacy backend (the bridge initializes), 2025-11-25 (legacy
-# clients of the front) in front of a modern-only one.
-step "conformance-bridge:2026-07-28" "go node" step_conformance_bridge 2026-07-28 legacy
-step "conformance-bridge:2025-11-25" "go node" step_conformance_bridge 2025-11-25 modern --modern-only
+# The bridge: 2026-07-28 in front of a legacy-only backend (the bridge initializes), 2025-11-25
+# (legacy clients of the front) in front of a modern-only one.
+step "conformance-bridge:2026-07-28" "go node" step_conformance_bridge 2026-07-28 auto --era legacy
+step "conformance-bridge:2025-11-25" "go node" step_conformance_bridge 2025-11-25 auto --era modern
 step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
 step skills "go node" step_skills
