@@ -250,6 +250,7 @@ func (b *Bridge) start(s *session, exclusive bool, req *mcp.MethodRequest, param
 		opts = append(opts, client.WithLogLevel(lvl), client.WithLog(h.log))
 	}
 	method := req.Method
+	h.front.Store(req) // before the call: its first progress and logs may come at once
 	go func() {
 		defer close(h.done)
 		h.res, h.err = s.c.Call(hctx, method, params, opts...)
