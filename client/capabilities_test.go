@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -138,5 +139,51 @@ func TestLegacySessionExtensionsWithoutTasks(t *testing.T) {
 	want := map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{"mimeTypes":["text/html;profile=mcp-app"]}`)}
 	if diff := cmp.Diff(want, got.Extensions); diff != "" {
 		t.Errorf("the legacy session's extensions (-want +got):\n%s", diff)
+	}
+}
+
+// A legacy server's input requests of one round are answered concurrently:
+// a handler that waits (for a user) does not keep the client from reading
+// the next request. Without that, this handler waits for a second request
+// that the reading goroutine never reads.
+func TestInputRequestsConcurrent(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{make([]byte, 32)}}})
+	mcp.AddTool(s, &mcp.Tool{Name: "two", Description: "Asks two questions at once."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			_, e1 := req.ListRoots("a")
+			_, e2 := req.Elicit("b", &mcp.ElicitParams{Message: "ok?"})
+			if err := errors.Join(e1, e2); err != nil {
+				return "", err
+			}
+			return "both", nil
+		})
+	both := make(chan struct{})
+	var n sync.WaitGroup
+	n.Add(2)
+	go func() { n.Wait(); close(both) }()
+	in := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		n.Done()
+		select {
+		case <-both:
+		case <-time.After(5 * time.Second):
+			return nil, errors.New("the other request never came")
+		}
+		if method == "roots/list" {
+			return json.RawMessage(`{"roots":[]}`), nil
+		}
+		return json.RawMessage(`{"action":"accept","content":{}}`), nil
+	}
+	caps := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{}, Elicitation: &mcp.ElicitationCapability{}}
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Eras: client.LegacyOnly, Capabilities: &caps, Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "two", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "both" {
+		t.Errorf("got %q", got)
 	}
 }

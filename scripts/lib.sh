@@ -182,7 +182,10 @@ start_server() {
   # Empty the log here, in this shell: the background job's own 2> truncates it only once the
   # job runs, and a loop that reads first would find the previous server's url= line.
   : >"$tmp/server.log"
-  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>>"$tmp/server.log" &
+  # SERVER_ARGS (an array), when set, replaces the arguments of the command (mcpkit bridge ...).
+  local args=(serve --fixtures --addr 127.0.0.1:0)
+  [[ -z ${SERVER_ARGS+x} ]] || args=("${SERVER_ARGS[@]}")
+  "$tmp/mcpkit" "${args[@]}" 2>>"$tmp/server.log" &
   SERVER_PID=$!
   # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.
   local i

@@ -46,6 +46,7 @@ var commands []*Command
 func init() {
 	commands = []*Command{
 		serveCommand,
+		bridgeCommand,
 		discoverCommand,
 		clientCmd(callCommand),
 		clientCmd(readCommand),
