@@ -146,32 +146,77 @@ func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request, hh *httpHeade
 // ends, also when ok is false; when ok is false it has written the
 // response.
 func (s *Server) readHTTPBody(w http.ResponseWriter, r *http.Request, buf *[]byte) (body []byte, counted int64, ok bool) {
-	if r.ContentLength >= countedBytes {
-		if !s.quota.admit(r.ContentLength) {
-			writeHTTPError(w, jsonrpc.ID{}, errBusy)
-			return nil, 0, false
-		}
-		counted = r.ContentLength
+	if r.ContentLength > s.maxBody {
+		// Refused before a byte of it is read or counted.
+		w.Header()["Connection"] = connectionClose
+		writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
+		return nil, 0, false
 	}
-	body, err := readBody(r.Body, *buf, s.maxBody)
+	timed := s.bodyTimeout > 0 && setReadDeadline(w, time.Now().Add(s.bodyTimeout))
+	body, counted, err := s.readCounted(r.Body, *buf)
 	*buf = body[:0]
-	if n := int64(len(body)); n >= countedBytes && n > counted {
-		if !s.quota.admit(n - counted) {
-			s.quota.unadmit(counted)
-			writeHTTPError(w, jsonrpc.ID{}, errBusy)
-			return nil, 0, false
-		}
-		counted = n
-	}
 	if err != nil {
-		if errors.Is(err, errTooLarge) {
+		// The rest of the body is not read: net/http must not wait for it
+		// to reuse the connection (nor, after a timeout, without end).
+		w.Header()["Connection"] = connectionClose
+		var ne net.Error
+		switch {
+		case errors.Is(err, errBusy):
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+		case errors.Is(err, errTooLarge):
 			writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
-		} else {
+		case errors.As(err, &ne) && ne.Timeout():
+			writeHTTPError(w, jsonrpc.ID{}, errBodyTimeout)
+		default:
 			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "reading the request body failed"})
 		}
 		return nil, counted, false
 	}
+	if timed {
+		setReadDeadline(w, time.Time{})
+	}
 	return body[:len(body):len(body)], counted, true
+}
+
+var connectionClose = []string{"close"}
+
+// setReadDeadline sets the read deadline of w's connection, and reports
+// whether w has one (the ResponseWriters of net/http do; a wrapper that
+// hides it leaves the body untimed).
+func setReadDeadline(w http.ResponseWriter, t time.Time) bool {
+	d, ok := w.(interface{ SetReadDeadline(time.Time) error })
+	return ok && d.SetReadDeadline(t) == nil
+}
+
+// readCounted reads a request body into buf, failing with errTooLarge past
+// MaxMessageBytes. It counts the body's bytes in the in-flight byte budget
+// as they arrive (once there are countedBytes of them), never what a
+// Content-Length only declares: a client that declares a large body and
+// stalls holds nothing. It returns the bytes counted, which the caller
+// gives back, and errBusy when the budget is spent.
+func (s *Server) readCounted(r io.Reader, buf []byte) (body []byte, counted int64, err error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, rerr := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > s.maxBody {
+			return buf, counted, errTooLarge
+		}
+		if l := int64(len(buf)); l >= countedBytes && l > counted {
+			if !s.quota.admit(l - counted) {
+				return buf, counted, errBusy
+			}
+			counted = l
+		}
+		if rerr == io.EOF {
+			return buf, counted, nil
+		}
+		if rerr != nil {
+			return buf, counted, rerr
+		}
+	}
 }
 
 // decodeHTTP decodes body into msg, collecting its _meta into mv. It
@@ -433,26 +478,6 @@ func (hh *httpHeaders) scan(h http.Header) {
 		}
 	}
 	hh.size = n
-}
-
-// readBody reads r into buf, failing with errTooLarge past limit bytes.
-func readBody(r io.Reader, buf []byte, limit int64) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return buf, errTooLarge
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 func isJSONContentType(v []string) bool {
