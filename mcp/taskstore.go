@@ -42,13 +42,13 @@ func (st TaskStatus) Terminal() bool {
 // created working (or, for a TaskRequired tool whose handler returned at
 // once, moved on from working before it is first stored):
 //
-//	            ┌─── tasks/update delivered every answer ───┐
-//	            ▼                                           │
-//	 create ─▶ working ─── the handler asked for input ──▶ input_required
-//	            │                                           │
-//	            ├──▶ completed  (a result, isError too)     │
-//	            ├──▶ failed     ◀───────────────────────────┤  (an error, lease lost, shutdown)
-//	            └──▶ cancelled  ◀───────────────────────────┘  (tasks/cancel)
+//	           ┌─── tasks/update delivered every answer ───┐
+//	           ▼                                           │
+//	create ─▶ working ─── the handler asked for input ──▶ input_required
+//	           │                                           │
+//	           ├──▶ completed  (a result, isError too)     │
+//	           ├──▶ failed     ◀───────────────────────────┤  (an error, lease lost, shutdown)
+//	           └──▶ cancelled  ◀───────────────────────────┘  (tasks/cancel)
 //
 // Completed, failed and cancelled are terminal: no edge leaves them. Any
 // change not in the table is refused, counted in refusedTaskTransitions
