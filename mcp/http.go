@@ -41,13 +41,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.quota.exit()
 		}
 	}()
-	buf := s.getBuf()
-	defer func() {
-		if buf != nil { // nil: a legacy request took it (legacy_call.go)
-			s.putBuf(buf)
-		}
-	}()
-	body, counted, ok := s.readHTTPBody(w, r, buf)
+	buf := s.getReqBuf()
+	defer buf.release(s) // nothing once a legacy call took it (legacy_call.go)
+	body, counted, ok := s.readHTTPBody(w, r, buf.p)
 	if counted > 0 {
 		defer s.quota.unadmit(counted)
 	}
@@ -65,7 +61,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &hh, &msg, &mv, &buf, len(body), principal) {
+	if s.legacy != nil && s.serveLegacyPost(w, r, principal, &legacyPost{hh: &hh, msg: &msg, mv: &mv, buf: &buf, body: len(body)}) {
 		return
 	}
 	if msg.IsNotification() {
@@ -76,9 +72,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errResponseNotExp)
 		return
 	}
-	out := (*buf)[len(body):len(body)]
+	out := (*buf.p)[len(body):len(body)]
 	if msg.Method == "server/discover" && s.icpt == nil {
-		s.serveDiscoverHTTP(w, buf, out, &msg, &hh, &mv)
+		s.serveDiscoverHTTP(w, buf.p, out, &msg, &hh, &mv)
 		return
 	}
 	if msg.Method == methodListen {
@@ -86,7 +82,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// in-flight requests.
 		slot = false
 		s.quota.exit()
-		s.detachListen(body, buf, &msg, &mv)
+		s.detachListen(body, &buf, &msg, &mv)
 		out = nil
 	}
 	// The message and the sink share one allocation: both outlive this
@@ -95,7 +91,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
 	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
-	keepGrown(buf, out, resp)
+	keepGrown(buf.p, out, resp)
 	// The response counts against the in-flight budget while it is
 	// written, so that large responses being sent shed new requests.
 	if n := int64(len(resp)); n >= countedBytes {
@@ -246,23 +242,21 @@ func (s *Server) serveDiscoverHTTP(w http.ResponseWriter, buf *[]byte, out []byt
 // ResponseWriter without Hijack, DisableListenParking) stays in handle for
 // as long as it is open, and holds no pooled buffer meanwhile: the message
 // and its _meta are read again from a copy of the body (msg refers to it),
-// the pooled buffer goes back to the pool (putBuf ignores the emptied buf
-// when ServeHTTP returns), and the response buffer is allocated when the
-// stream ends.
-func (s *Server) detachListen(body []byte, buf *[]byte, msg *jsonrpc.Message, mv *metaVisitor) {
+// the pooled buffer goes back to the pool (buf.release: ServeHTTP's
+// deferred release then does nothing), and the response buffer is
+// allocated when the stream ends.
+func (s *Server) detachListen(body []byte, buf *reqBuf, msg *jsonrpc.Message, mv *metaVisitor) {
 	body = slices.Clone(body)
 	*mv = metaVisitor{}
 	*msg, _ = decodeVisit(body, mv.visit) // it decoded before
 	mv.finish(msg.Params)
-	pooled := new([]byte)
-	*pooled, *buf = *buf, nil
-	s.putBuf(pooled)
+	buf.release(s)
 }
 
 // keepGrown makes buf, the pooled buffer whose tail out was, the array resp
 // grew into, if it outgrew out, so that the pool keeps the larger buffer.
 func keepGrown(buf *[]byte, out, resp []byte) {
-	if cap(resp) != cap(out) {
+	if buf != nil && cap(resp) != cap(out) {
 		*buf = resp[:0]
 	}
 }
