@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,29 +18,35 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// Era is a server's protocol era.
-type Era string
+// EraPreference says which eras Connect may settle on. The era it settled
+// on is Client.Era, an mcp.Era.
+type EraPreference uint8
 
-// Eras.
+// The era preferences.
 const (
-	// EraAuto, the zero value, lets Connect find the era out.
-	EraAuto Era = ""
-	// EraModern servers answer server/discover and take per-request _meta
-	// (revision 2026-07-28 and later).
-	EraModern Era = "modern"
-	// EraLegacy servers need an initialize handshake (2025-11-25 and
-	// earlier).
-	EraLegacy Era = "legacy"
+	// AnyEra, the zero value, lets Connect find the server's era out.
+	AnyEra EraPreference = iota
+	// ModernOnly fails against a legacy server: only servers that answer
+	// server/discover and take per-request _meta (revision 2026-07-28 and
+	// later) are spoken to.
+	ModernOnly
+	// LegacyOnly initializes without probing, at mcp.LegacyVersion (or at
+	// Options.Version), as a client written before 2026-07-28 does.
+	LegacyOnly
 )
 
-// Protocol versions.
-const (
-	// LatestVersion is the newest revision the client speaks.
-	LatestVersion = iclient.Version20260728
-	// LatestLegacyVersion is the revision the client initializes legacy
-	// servers at.
-	LatestLegacyVersion = iclient.Version20251125
-)
+// String returns "any", "modern-only" or "legacy-only".
+func (p EraPreference) String() string {
+	switch p {
+	case ModernOnly:
+		return "modern-only"
+	case LegacyOnly:
+		return "legacy-only"
+	case AnyEra:
+		return "any"
+	}
+	return "EraPreference(" + strconv.Itoa(int(p)) + ")"
+}
 
 // Errors a call can end with besides *mcp.Error, *ToolError and
 // *ProtocolError. Match them with errors.Is.
@@ -53,9 +61,44 @@ var (
 )
 
 // TransportError is a failure to reach the server at all: a refused
-// connection, a process that would not start, a broken pipe. Op says what
-// failed; Unwrap gives the cause.
-type TransportError = iclient.TransportError
+// connection, a process that would not start, a broken pipe. Nothing the
+// server said is in it. Match it with errors.As.
+type TransportError struct {
+	// Op says what failed: "POST https://example.com/mcp", "starting
+	// my-server", "writing to the server".
+	Op string
+	// Err is the cause (a *net.OpError, an *exec.Error, io.ErrClosedPipe).
+	Err error
+}
+
+func (e *TransportError) Error() string { return "client: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// publicError turns the internal transport error anywhere in err's chain
+// into a *TransportError, keeping the rest of the message; other errors
+// are returned as they are.
+func publicError(err error) error {
+	var te *iclient.TransportError
+	if err == nil || !errors.As(err, &te) {
+		return err
+	}
+	pub := &TransportError{Op: te.Op, Err: te.Err}
+	if err == error(te) {
+		return pub
+	}
+	return &wrapped{msg: err.Error(), err: pub}
+}
+
+// wrapped is an error message around a *TransportError.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
 
 // ElicitHandler asks the user for input (form mode: fill in
 // p.RequestedSchema; URL mode: open p.URL). For an accepted form, values
@@ -68,6 +111,12 @@ type SamplingHandler func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp
 // RootsHandler lists the client's roots.
 type RootsHandler func(ctx context.Context) ([]mcp.Root, error)
 
+// InputHandler answers one input request of a server raw: method is
+// "elicitation/create", "sampling/createMessage" or "roots/list", params
+// the request's params as the server sent them; the result is sent as it
+// is. See Options.Input.
+type InputHandler func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+
 // Options configures Connect. The zero value is usable.
 type Options struct {
 	// ClientInfo identifies the client (in _meta, or in initialize).
@@ -78,15 +127,17 @@ type Options struct {
 	// makes the client initialize at it without probing. Default: the
 	// newest, with negotiation.
 	Version string
-	// Era pins the era: EraModern fails against a legacy server,
-	// EraLegacy initializes at LatestLegacyVersion (or at Version).
-	Era Era
+	// Eras says which eras Connect may settle on. Default AnyEra: the
+	// server's era is found out (server/discover first).
+	Eras EraPreference
 	// Timeout bounds every request whose context has no deadline.
-	// Default 60s; negative means no bound (the context alone decides).
+	// Default 60s; Off (any negative value) means no bound, the context
+	// alone decides.
 	Timeout time.Duration
 	// ConnectTimeout bounds each request of the negotiation; a stdio
 	// server silent to server/discover for that long is taken for a
-	// legacy one. Default 10s.
+	// legacy one. Default 10s. It cannot be off: Connect treats a
+	// negative value as the default.
 	ConnectTimeout time.Duration
 
 	// Elicit, Sample and Roots answer the server's requests for input, in
@@ -97,6 +148,21 @@ type Options struct {
 	// ElicitURL declares URL-mode elicitation besides form mode (Elicit
 	// must be set).
 	ElicitURL bool
+	// Capabilities, when set, is declared exactly as it is, in place of
+	// what Elicit, Sample, Roots, ElicitURL, Extensions and Tasks imply: it
+	// can say roots.listChanged, sampling.tools and sampling.context,
+	// elicitation form and url, and any extension. The handlers still
+	// answer (Tasks still makes CallTool wait for a task); a request the
+	// client declared but has no handler for gets an error.
+	Capabilities *mcp.ClientCapabilities
+	// Input, when set, answers every input request (elicitation/create,
+	// sampling/createMessage and roots/list, a legacy server's real
+	// requests and a modern server's input_required rounds alike) with the
+	// params and result passed verbatim, in place of Elicit, Sample and
+	// Roots; it declares no capability (set Capabilities). A *mcp.Error it
+	// returns is sent to a legacy server as that error. It is called
+	// concurrently, one goroutine per request.
+	Input InputHandler
 	// MaxInputRounds bounds the input_required rounds of one request.
 	// Default 10.
 	MaxInputRounds int
@@ -198,21 +264,21 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.log = slog.Default()
 	}
 	version := o.Version
-	switch o.Era {
-	case EraLegacy:
+	switch o.Eras {
+	case LegacyOnly:
 		if version == "" {
-			version = LatestLegacyVersion
+			version = mcp.LegacyVersion
 		}
 		if !iclient.IsLegacy(version) {
-			return nil, fmt.Errorf("client: Era is legacy but Version %q is not a legacy version", version)
+			return nil, fmt.Errorf("client: Eras is LegacyOnly but Version %q is not a legacy version", version)
 		}
-	case EraModern:
+	case ModernOnly:
 		if version != "" && iclient.IsLegacy(version) {
-			return nil, fmt.Errorf("client: Era is modern but Version %q is a legacy version", version)
+			return nil, fmt.Errorf("client: Eras is ModernOnly but Version %q is a legacy version", version)
 		}
-	case EraAuto:
+	case AnyEra:
 	default:
-		return nil, fmt.Errorf("client: unknown Era %q", o.Era)
+		return nil, fmt.Errorf("client: unknown Eras %v", o.Eras)
 	}
 	if version != "" && !slices.Contains(iclient.ModernVersions, version) && !iclient.IsLegacy(version) {
 		return nil, fmt.Errorf("client: unknown protocol version %q", version)
@@ -233,7 +299,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 
 	conn, err := t.open(ctx, version != "" && iclient.IsLegacy(version))
 	if err != nil {
-		return nil, err
+		return nil, publicError(err)
 	}
 	iopts := &iclient.Options{
 		Version:      version,
@@ -261,9 +327,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
 		hc.OpenStandaloneStream(o.ConnectTimeout)
 	}
-	if o.Era == EraModern && sess.Era() != iclient.EraModern {
+	if o.Eras == ModernOnly && sess.Era() != iclient.EraModern {
 		sess.Close()
-		return nil, errors.New("client: the server is a legacy one and Era pins the modern era")
+		return nil, errors.New("client: the server is a legacy one and Eras is ModernOnly")
 	}
 	if o.Version != "" && !iclient.IsLegacy(o.Version) && sess.Version() != o.Version {
 		sess.Close()
@@ -293,6 +359,11 @@ func (c *Client) install(conn iclient.Conn) {
 
 func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
+	if c.opts.Capabilities != nil {
+		caps = *c.opts.Capabilities
+		caps.Extensions = maps.Clone(caps.Extensions)
+		return caps
+	}
 	if c.opts.Elicit != nil {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: json.RawMessage("{}")}
 		if c.opts.ElicitURL {
@@ -311,7 +382,7 @@ func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
 			caps.Extensions[k] = v
 		}
 		if c.opts.Tasks {
-			caps.Extensions[TasksExtension] = json.RawMessage("{}")
+			caps.Extensions[mcp.TasksExtension] = json.RawMessage("{}")
 		}
 	}
 	return caps
@@ -327,13 +398,19 @@ func (c *Client) Capabilities() *mcp.ServerCapabilities { return c.scaps }
 // Instructions returns the server's guidance for models, or "".
 func (c *Client) Instructions() string { return c.instr }
 
-// Era returns the server's era: EraModern or EraLegacy.
-func (c *Client) Era() Era {
+// Era returns the server's era: mcp.EraModern or mcp.EraLegacy.
+func (c *Client) Era() mcp.Era {
 	if c.sess.Era() == iclient.EraLegacy {
-		return EraLegacy
+		return mcp.EraLegacy
 	}
-	return EraModern
+	return mcp.EraModern
 }
+
+// Transport names the transport the client speaks over:
+// mcp.TransportStreamableHTTP, mcp.TransportSSE (the deprecated 2024-11-05
+// HTTP+SSE transport a legacy server may fall back to) or
+// mcp.TransportStdio; "" for a MemoryTransport.
+func (c *Client) Transport() mcp.Transport { return mcp.Transport(c.sess.Conn().Transport()) }
 
 // ProtocolVersion returns the version the client and server speak.
 func (c *Client) ProtocolVersion() string { return c.sess.Version() }

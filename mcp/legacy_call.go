@@ -166,7 +166,7 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, p *Princ
 	c.buf = lp.buf.take()
 	// The handler may outlive ServeHTTP; it only reads the request's
 	// header map, which net/http does not reuse.
-	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportHTTP, remote: r.RemoteAddr, session: ss}
+	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportStreamableHTTP, remote: r.RemoteAddr, session: ss}
 	ss.addStream(&c.st)
 	c.conn.init(w, acceptsSSE(lp.hh.accept))
 	c.st.attach(&c.conn, -1)

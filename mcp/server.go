@@ -57,19 +57,13 @@ import (
 // and the legacy era on both). The groups name where they apply: HTTP only
 // on Streamable HTTP, Legacy only to legacy clients.
 type ServerOptions struct {
-	// Name and Version identify the server in every result's
-	// _meta["io.modelcontextprotocol/serverInfo"]. Defaults: "mcpkit" and
-	// "0.0.0".
-	Name    string
-	Version string
-	// Title is an optional human-readable display name.
-	Title string
-	// Description, Icons and WebsiteURL optionally describe the server in
-	// serverInfo (and in the legacy initialize result): what it does,
-	// icons for user interfaces, and its website.
-	Description string
-	Icons       []Icon
-	WebsiteURL  string
+	// Info identifies the server in every result's
+	// _meta["io.modelcontextprotocol/serverInfo"] and in the legacy
+	// initialize result, as Options.ClientInfo identifies a client.
+	// Info.Name defaults to "mcpkit" and Info.Version to "0.0.0"; Title,
+	// Description, Icons and WebsiteURL are optional. NewServer copies Info
+	// (Icons included), so changing the caller's value later has no effect.
+	Info Implementation
 	// Instructions is optional natural-language guidance for models, sent
 	// in server/discover.
 	Instructions string
@@ -137,6 +131,20 @@ type ServerOptions struct {
 	// accepts, and Protected Resource Metadata tells clients where to get
 	// one. stdio is not affected. See AuthOptions.
 	Auth *AuthOptions
+
+	// Provider, when set, answers tools/list, tools/call, prompts/list,
+	// prompts/get, resources/list, resources/templates/list,
+	// resources/read and completion/complete per request, in place of the
+	// registry (which keeps serving custom methods, skills, listen and
+	// tasks). What server/discover declares is then set with
+	// Server.Advertise. See Provider.
+	Provider Provider
+
+	// ReadyChecks are consulted by Ready (and /readyz) after the Bus and
+	// the stores: the first error makes the server not ready. ReadyFunc
+	// adapts a function. They are called concurrently and should return
+	// quickly (a probe is bounded by two seconds).
+	ReadyChecks []ReadyChecker
 }
 
 // Server is an MCP server. Create one with NewServer, register tools and
@@ -193,6 +201,8 @@ type Server struct {
 	// skillsWatch is the watcher of the last AddSkills (skills.go), or
 	// nil. Guarded by mu.
 	skillsWatch *skillsWatch
+	// advert is what Advertise set, or nil. Guarded by mu.
+	advert *Advertisement
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).
@@ -203,11 +213,12 @@ func NewServer(opts *ServerOptions) *Server {
 		s.opts = *opts
 	}
 	o := &s.opts
-	if o.Name == "" {
-		o.Name = "mcpkit"
+	o.Info.Icons = slices.Clone(o.Info.Icons)
+	if o.Info.Name == "" {
+		o.Info.Name = "mcpkit"
 	}
-	if o.Version == "" {
-		o.Version = "0.0.0"
+	if o.Info.Version == "" {
+		o.Info.Version = "0.0.0"
 	}
 	if o.Cache.Scope == "" {
 		o.Cache.Scope = CachePublic
@@ -257,8 +268,7 @@ func NewServer(opts *ServerOptions) *Server {
 
 // implementation is the serverInfo that ServerOptions describe.
 func (s *Server) implementation() Implementation {
-	o := &s.opts
-	return Implementation{Name: o.Name, Title: o.Title, Version: o.Version, Description: o.Description, Icons: o.Icons, WebsiteURL: o.WebsiteURL}
+	return s.opts.Info
 }
 
 // SupportedVersions returns the protocol versions this server serves, newest

@@ -225,7 +225,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 	if err != nil {
 		var ce *client.ConnectError
 		if !errors.As(err, &ce) {
-			var te *iclient.TransportError
+			var te *client.TransportError
 			if errors.As(err, &te) {
 				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
 				return rep, exitUnreachable
@@ -362,7 +362,7 @@ func steps(in []client.Step) []step {
 // the DiscoverResult from the session.
 func (r *report) describe(c *client.Client, s *iclient.Session) {
 	r.Transport = s.Conn().Transport()
-	r.Era = iclient.Era(c.Era())
+	r.Era = iclient.Era(c.Era().String())
 	r.ProtocolVersion = c.ProtocolVersion()
 	r.SupportedVersions = c.SupportedVersions()
 	r.ServerInfo = c.ServerInfo()
