@@ -10,8 +10,8 @@ package mcp
 //
 // A reqBuf is a value: copying one instead of taking it makes two owners.
 // The race build (where the tests run) catches that: a buffer released
-// through both handles panics (reqbuf_race.go). The normal build pays
-// nothing for the check.
+// through both handles panics (reqbuf_race.go), before it could go into
+// the pool twice. The normal build pays nothing for the check.
 type reqBuf struct {
 	p     *[]byte // nil: the handle is empty (taken or released)
 	guard releaseGuard
@@ -19,7 +19,9 @@ type reqBuf struct {
 
 // getReqBuf returns a pooled buffer owned by the caller.
 func (s *Server) getReqBuf() reqBuf {
-	return reqBuf{p: s.getBuf(), guard: newReleaseGuard()}
+	b := reqBuf{p: s.getBuf(), guard: newReleaseGuard()}
+	b.guard.acquired(b.p)
+	return b
 }
 
 // take moves the buffer to the caller: b is left empty.
@@ -35,7 +37,7 @@ func (b *reqBuf) release(s *Server) {
 	if b.p == nil {
 		return
 	}
-	b.guard.release()
+	b.guard.release(b.p)
 	s.putBuf(b.p)
 	*b = reqBuf{}
 }
