@@ -303,7 +303,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	iopts := &iclient.Options{
 		Version:      version,
-		ClientInfo:   iclient.Implementation{Name: o.ClientInfo.Name, Title: o.ClientInfo.Title, Version: o.ClientInfo.Version},
+		ClientInfo:   mustMarshal(&o.ClientInfo),
 		Timeout:      o.ConnectTimeout,
 		Capabilities: c.meta,
 	}
@@ -337,7 +337,16 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	d := sess.Server
 	if d.Info != nil {
-		c.info = &mcp.Implementation{Name: d.Info.Name, Title: d.Info.Title, Version: d.Info.Version}
+		c.info = new(mcp.Implementation)
+		if err := json.Unmarshal(d.Info, c.info); err != nil {
+			// The name, title and version are strings (the negotiation
+			// checked them); an optional member is not what the
+			// specification says. Keep what is sound.
+			c.log.Warn("client: ignoring malformed optional members of the server's serverInfo", "reason", err.Error())
+			var core struct{ Name, Title, Version string }
+			json.Unmarshal(d.Info, &core)
+			*c.info = mcp.Implementation{Name: core.Name, Title: core.Title, Version: core.Version}
+		}
 	}
 	c.scaps = &mcp.ServerCapabilities{}
 	if len(d.Capabilities) > 0 {
@@ -388,8 +397,9 @@ func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
 	return caps
 }
 
-// ServerInfo returns the server's self-reported identity, or nil when it
-// sent none.
+// ServerInfo returns the server's self-reported identity, every field it
+// sent (description, icons and websiteUrl too), or nil when it sent none.
+// The value is shared: treat it as read-only.
 func (c *Client) ServerInfo() *mcp.Implementation { return c.info }
 
 // Capabilities returns what the server advertised (never nil).
@@ -487,4 +497,13 @@ func rpcError(e *jsonrpc.Error) *mcp.Error {
 		me.Data = json.RawMessage(append([]byte(nil), e.Data...))
 	}
 	return me
+}
+
+// mustMarshal encodes a value that always encodes.
+func mustMarshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("client: " + err.Error())
+	}
+	return b
 }

@@ -59,9 +59,23 @@ type Notifier interface {
 // ServerOptions.HTTP.DisableListenParking.) In one case Handle appends
 // nothing and returns status 0: when the server drops a listen stream
 // whose client reads too slowly; the transport then ends the stream
-// without a response, which tells the client to reconnect.
+// without a response, which tells the client to reconnect. A server with
+// Legacy.Only answers a request outside a legacy session with -32601.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+	if in.session == nil && s.legacy != nil && s.legacy.only && in.Message.IsRequest() {
+		// Legacy.Only: the modern era is not served. The transports
+		// refuse such requests before they get here (stdio.go,
+		// legacy_http.go); Handle does for any other.
+		return refuseModern(dst, in)
+	}
 	return s.handle(ctx, dst, in, n, nil, nil)
+}
+
+// refuseModern answers a request without a session on a server of the
+// legacy era alone (Legacy.Only): -32601, as servers before 2026-07-28
+// answer anything before initialize.
+func refuseModern(dst []byte, in *Incoming) ([]byte, int) {
+	return appendEraError(legacyWire{}, dst, in.Message.ID, &Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + in.Message.Method + "; send initialize first"})
 }
 
 // handle is Handle, with the headers the validator reads already picked
@@ -87,7 +101,9 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	if s.icpt != nil {
 		return s.handleIntercepted(ctx, dst, x, h, in, n)
 	}
-	return s.runExchange(ctx, modernWire{}, x, h, n, dst)
+	mark := len(dst)
+	out, err := x.run(ctx, h, dst)
+	return s.finishExchange(modernWire{}, x, n, out, err, dst, mark)
 }
 
 // The dispatcher skeleton both eras share, after each has validated the
@@ -96,7 +112,8 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 //	snapshot.handlerFor (the era's builtin table, the provider, custom methods)
 //	  ─▶ newExchange (a tools/call's exchange with its ToolRequest, one allocation)
 //	  ─▶ the era fills the exchange's RequestInfo
-//	  ─▶ runExchange (the era's invoke, the response bound, finish, the era's error answer)
+//	  ─▶ the era's invoke (modern: x.run; legacy: the bridge)
+//	  ─▶ finishExchange (the response bound, finish, the era's error answer)
 //
 // With interceptors, the last step goes through runIntercepted instead.
 
@@ -132,21 +149,14 @@ func newExchange(method string, tx *toolExchange) *exchange {
 	return &exchange{}
 }
 
-// runExchange is the epilogue of both eras without interceptors: the
-// era's invoke of h, the response bounded by MaxResponseBytes, the
-// exchange finished (later notifications dropped), and the era's answer
-// to an error.
-func (s *Server) runExchange(ctx context.Context, w era, x *exchange, h methodHandler, n Notifier, dst []byte) ([]byte, int) {
-	mark := len(dst)
-	var (
-		out []byte
-		err error
-	)
-	if _, modern := w.(modernWire); modern {
-		out, err = x.run(ctx, h, dst) // no frame of modernWire.invoke under a listen stream
-	} else {
-		out, err = w.invoke(ctx, x, h, dst)
-	}
+// finishExchange is the epilogue of both eras without interceptors, once
+// the era ran the handler (out, err; dst[:mark] is what preceded the
+// response): the response bounded by MaxResponseBytes, the exchange
+// finished (later notifications dropped), and the era's answer to an
+// error. The handler runs in the caller's frame, not below this function:
+// an idle listen stream's stack must stay small enough for the runtime to
+// shrink it (TestIdleListenStack).
+func (s *Server) finishExchange(w era, x *exchange, n Notifier, out []byte, err error, dst []byte, mark int) ([]byte, int) {
 	err = s.quota.boundResponse(len(out)-mark, err)
 	x.finish()
 	if err != nil {

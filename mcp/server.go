@@ -51,7 +51,9 @@ import (
 // A numeric setting that cannot be off makes NewServer panic on a negative
 // value. A feature is turned off by the Disable field of its group
 // (Listen.Disable, Legacy.Disable); HTTP.DisableListenParking turns off a
-// behaviour in the same way.
+// behaviour in the same way. The eras served are both by default,
+// 2026-07-28 alone with Legacy.Disable, and the legacy era alone with
+// Legacy.Only.
 //
 // The fields at the top level bind every transport (Streamable HTTP, stdio,
 // and the legacy era on both). The groups name where they apply: HTTP only
@@ -158,7 +160,7 @@ type Server struct {
 	log        *slog.Logger
 	versions   []string   // every served version, newest first: modern, then legacy
 	modern     []string   // the served modern versions (per-request _meta)
-	legacy     *legacyEra // nil when ModernOnly; see legacy.go
+	legacy     *legacyEra // nil with Legacy.Disable; see legacy.go
 	serverInfo []byte     // `"io.modelcontextprotocol/serverInfo":{...}`
 	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
@@ -239,6 +241,9 @@ func NewServer(opts *ServerOptions) *Server {
 	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
 	s.modern = []string{LatestVersion}
 	s.versions = s.modern
+	if o.Legacy.Only && o.Legacy.Disable {
+		panic("mcp.NewServer: Legacy.Only and Legacy.Disable together leave no era to serve")
+	}
 	if !o.Legacy.Disable {
 		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
 	}

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 )
 
 var callCommand = clientCommand{
 	name:     "call",
 	synopsis: "TOOL [JSON]",
+	short:    "call a tool and print its result",
+	exits:    exitsCall,
+	failed:   "the tool reported an error (isError: true); its content is printed",
 	about: `Calls a tool and prints its result: text content as text, any other content as
 indented JSON (--json: the result object as the server sent it). JSON is the
 tool's arguments, an object: '{"text":"hi"}'. On a terminal, a request for
@@ -16,14 +18,12 @@ input (elicitation) is asked for field by field; elsewhere the client offers
 no elicitation.
 `,
 	min: 1, max: 2,
+	run: call,
 }
 
 // call runs `mcpkit call`.
-func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, t, pos, code, ok := parseClientArgs(callCommand, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func call(inv *invocation, f *clientFlags, t target, pos []string) int {
+	stdin, stdout, stderr := inv.stdin, inv.stdout, inv.stderr
 	var argJSON string
 	if len(pos) > 1 {
 		argJSON = pos[1]

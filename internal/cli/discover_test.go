@@ -395,7 +395,7 @@ func demoToolCount(t *testing.T) int {
 	defer ts.Close()
 	conn := client.DialHTTP(ts.URL, nil)
 	defer conn.Close()
-	res, err := client.NewModernSession(conn, "2026-07-28", client.Implementation{}).Result(t.Context(), "tools/list", nil)
+	res, err := client.NewModernSession(conn, "2026-07-28", nil).Result(t.Context(), "tools/list", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
