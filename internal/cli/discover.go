@@ -163,13 +163,17 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 			authClient = hc
 		}
 		tr = &client.HTTPTransport{URL: positional[0], Header: f.headers.h, HTTPClient: authClient}
-		rep.Transport = iclient.TransportHTTP
+		rep.Transport = mcp.TransportStreamableHTTP
 	} else {
 		tr = &client.CommandTransport{Command: command[0], Args: command[1:]}
-		rep.Transport = iclient.TransportStdio
+		rep.Transport = mcp.TransportStdio
 	}
 	info := clientInfo()
-	c, err := client.Connect(ctx, tr, &client.Options{
+	// The spec checks and the raw description read the client's own
+	// session (internal/client), which sends what the public API never
+	// would: malformed and mismatched requests.
+	cctx, capture := iclient.WithSessionCapture(ctx)
+	c, err := client.Connect(cctx, tr, &client.Options{
 		Version:        f.version,
 		ClientInfo:     mcp.Implementation{Name: info.Name, Version: info.Version},
 		Timeout:        f.timeout,
@@ -209,10 +213,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		}
 		return rep, exitNotMCP
 	}
-	// The spec checks and the raw description read the client's own
-	// session (internal/client), which sends what the public API never
-	// would: malformed and mismatched requests.
-	s := iclient.SessionOf(c)
+	s := capture.Session()
 	rep.describe(c, s)
 	code := exitOK
 	if f.list {
@@ -245,7 +246,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 // report is the result of `mcpkit discover`, and its --json form.
 type report struct {
 	Target            string              `json:"target"`
-	Transport         string              `json:"transport"`
+	Transport         mcp.Transport       `json:"transport"`
 	Era               iclient.Era         `json:"era,omitempty"`
 	ProtocolVersion   string              `json:"protocolVersion,omitempty"`
 	SupportedVersions []string            `json:"supportedVersions,omitempty"`
@@ -314,7 +315,7 @@ func steps(in []client.Step) []step {
 // through the public API; the capabilities as sent and the cache hints of
 // the DiscoverResult from the session.
 func (r *report) describe(c *client.Client, s *iclient.Session) {
-	r.Transport = s.Conn().Transport()
+	r.Transport = c.Transport()
 	r.Era = iclient.Era(c.Era().String())
 	r.ProtocolVersion = c.ProtocolVersion()
 	r.SupportedVersions = c.SupportedVersions()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // printer writes the readable form of a report.
@@ -39,16 +40,16 @@ func (p *printer) field(name, value string) {
 	p.printf("  %-13s %s\n", name, value)
 }
 
-var transportNames = map[string]string{
-	client.TransportHTTP:  "Streamable HTTP",
-	client.TransportSSE:   "HTTP+SSE (the deprecated 2024-11-05 transport)",
-	client.TransportStdio: "stdio",
+var transportNames = map[mcp.Transport]string{
+	mcp.TransportStreamableHTTP: "Streamable HTTP",
+	mcp.TransportSSE:            "HTTP+SSE (the deprecated 2024-11-05 transport)",
+	mcp.TransportStdio:          "stdio",
 }
 
 func (p *printer) report(r *report, f *discoverFlags) {
 	if r.Error != nil {
 		p.printf("%s %s\n", p.style("mcpkit discover:", styleBold), p.style(r.Error.Kind, styleRed))
-		p.printf("  %s\n", strings.ReplaceAll(r.Error.Message, "\n", "\n  "))
+		p.printf("  %s\n", strings.ReplaceAll(termSafe(r.Error.Message, true), "\n", "\n  "))
 		p.field("target", r.Target+"  ("+transportNames[r.Transport]+")")
 		p.steps(r.Probe)
 		p.exit(r.Exit)
@@ -60,7 +61,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 		if si.Title != "" {
 			name = si.Title + " [" + si.Name + "]"
 		}
-		name += " " + si.Version
+		name = termSafe(name+" "+si.Version, false)
 	}
 	p.printf("%s  %s\n", p.style(name, styleBold), p.style("(self-reported)", styleDim))
 	p.field("target", r.Target+"  ("+transportNames[r.Transport]+")")
@@ -68,7 +69,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	switch {
 	case r.Era == client.EraModern:
 		era += "  (answers server/discover; no handshake)"
-	case r.Transport == client.TransportSSE:
+	case r.Transport == mcp.TransportSSE:
 		era += "  (initialize handshake, over the HTTP+SSE transport)"
 	default:
 		era += "  (initialize handshake)"
@@ -77,14 +78,14 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	version := r.ProtocolVersion
 	switch {
 	case len(r.SupportedVersions) > 0:
-		version += "  (supported: " + strings.Join(r.SupportedVersions, ", ") + ")"
+		version += "  (supported: " + termSafe(client.ListSummary(r.SupportedVersions, ", "), false) + ")"
 	case r.Era == client.EraLegacy:
 		version += "  (negotiated by initialize; legacy servers do not list their versions)"
 	}
 	p.field("version", version)
 	caps := capabilityList(r.Capabilities)
 	p.field("capabilities", orNone(strings.Join(caps, ", ")))
-	p.field("extensions", orNone(strings.Join(r.Extensions, ", ")))
+	p.field("extensions", orNone(termSafe(client.ListSummary(r.Extensions, ", "), false)))
 	if r.Instructions != "" {
 		p.field("instructions", oneLine(r.Instructions, 200))
 	} else {
@@ -253,9 +254,10 @@ func orNone(s string) string {
 	return s
 }
 
-// oneLine folds s onto one line of at most n runes.
+// oneLine folds s onto one line of at most n runes, made harmless for a
+// terminal (termSafe).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termSafe(strings.Join(strings.Fields(s), " "), false)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
