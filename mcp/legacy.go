@@ -192,17 +192,8 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if st == nil {
 		return appendLegacyError(dst, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is not initialized; send initialize first"})
 	}
-	h, ok := legacyMethods[msg.Method]
-	if !ok && !modernOnlyMethods[msg.Method] {
-		h, ok = methods[msg.Method]
-	}
 	sn := s.snapshot()
-	if ph, provided := sn.provided(msg.Method); provided {
-		h, ok = ph, true
-	}
-	if !ok {
-		h, ok = sn.customHandler(msg.Method, legacyWire{})
-	}
+	h, ok := sn.handlerFor(msg.Method, legacyWire{})
 	if !ok {
 		return appendLegacyError(dst, msg.ID, methodNotFound(msg.Method))
 	}
@@ -217,20 +208,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if perr != nil {
 		return appendLegacyError(dst, msg.ID, perr)
 	}
-	var x *exchange
-	if msg.Method == "tools/call" {
-		// The exchange and the ToolRequest in one allocation, as in
-		// prepare.
-		if tx == nil {
-			tx = &toolExchange{}
-		}
-		x = &tx.x
-		x.toolReq = &tx.req
-	} else if tx != nil {
-		x = &tx.x
-	} else {
-		x = &exchange{}
-	}
+	x := newExchange(msg.Method, tx)
 	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
 		notifier: withSession(n, ss), remote: in.remote, toolReq: x.toolReq}
 	x.info = RequestInfo{
@@ -252,12 +230,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	}
 	mark := len(dst)
 	out, err := s.legacyInvoke(ctx, x, h, dst)
-	err = s.quota.boundResponse(len(out)-mark, err)
-	x.finish()
-	if err != nil {
-		return s.answerLegacyError(x, err, dst[:mark])
-	}
-	return out, http.StatusOK
+	return s.finishExchange(legacyWire{}, x, n, out, err, dst, mark)
 }
 
 // answerLegacyError appends the error response of a legacy exchange's
