@@ -56,6 +56,10 @@ type CommandTransport struct {
 	// directory.
 	Env []string
 	Dir string
+	// ReplaceEnv makes Env the process's whole environment: nothing of
+	// the current one is inherited (a gateway gives each backend only
+	// PATH, HOME, LANG, TMPDIR and its own variables this way).
+	ReplaceEnv bool
 	// Stderr, if set, gets a copy of the server's stderr. The client keeps
 	// its last lines anyway and adds them to the error when the server
 	// fails.
@@ -70,7 +74,7 @@ func (t *CommandTransport) open(ctx context.Context, legacy bool) (iclient.Conn,
 		return nil, errors.New("client: CommandTransport without a Command")
 	}
 	argv := append([]string{t.Command}, t.Args...)
-	return iclient.StartCommand(argv, &iclient.CommandOptions{Env: t.Env, Dir: t.Dir, Stderr: t.Stderr, Grace: t.Grace})
+	return iclient.StartCommand(argv, &iclient.CommandOptions{Env: t.Env, ReplaceEnv: t.ReplaceEnv, Dir: t.Dir, Stderr: t.Stderr, Grace: t.Grace})
 }
 
 // MemoryTransport connects to a server in the same process, without

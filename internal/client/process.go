@@ -14,8 +14,11 @@ import (
 
 // CommandOptions configures StartCommand. The zero value is usable.
 type CommandOptions struct {
-	// Env is added to the current environment.
+	// Env is added to the current environment, or is the whole
+	// environment when ReplaceEnv is set.
 	Env []string
+	// ReplaceEnv makes Env the process's whole environment.
+	ReplaceEnv bool
 	// Dir is the working directory; default the current one.
 	Dir string
 	// Grace is how long Close waits for the process to exit after closing
@@ -68,7 +71,10 @@ func StartCommand(argv []string, opts *CommandOptions) (*StreamConn, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.Dir
-	if len(o.Env) > 0 {
+	switch {
+	case o.ReplaceEnv:
+		cmd.Env = append([]string{}, o.Env...) // non-nil: nothing inherited
+	case len(o.Env) > 0:
 		cmd.Env = append(os.Environ(), o.Env...)
 	}
 	setProcessGroup(cmd)
