@@ -1,0 +1,341 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/mcpkit/mcpkit/bridge"
+	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Backend is one server behind a Gateway.
+type Backend struct {
+	// Name is the server's name (^[a-z0-9-]{1,32}$), the prefix of its
+	// tools and prompts.
+	Name string
+	// NoPrefix serves its tools and prompts under their own names; at
+	// most one backend may set it. Its names whose part before the first
+	// "_" is another backend's name are left out of lists (they would
+	// route there) and logged.
+	NoPrefix bool
+	// Transport returns the transport of a new backend session, as
+	// bridge.Options.Backend does.
+	Transport func() client.Transport
+}
+
+// Backends returns the backends of c in its order; stderr, when not nil,
+// returns where the stderr of a command backend goes.
+func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
+	out := make([]Backend, len(c.Servers))
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		var w io.Writer
+		if stderr != nil {
+			w = stderr(s.Name)
+		}
+		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Transport: func() client.Transport { return s.Transport(w) }}
+	}
+	return out
+}
+
+// Options configures a Gateway. The zero value is usable.
+type Options struct {
+	// Server configures the front server. Its Provider is the gateway.
+	// An empty Info.Name is "mcpkit-gateway". Its Instructions, when set,
+	// come before the backends' sections. A nil Bus is a LocalBus shared
+	// with the backends' bridges, so their list changes reach the front's
+	// listeners.
+	Server mcp.ServerOptions
+	// Bridge is the template of every backend's bridge.Options; its
+	// Backend, Server and Logger are set per backend.
+	Bridge bridge.Options
+	// Prefer names the backend a resource URI routes to when the
+	// templates of several match it; "" means none (such a read is -32602
+	// naming them).
+	Prefer string
+	// Logger gets the gateway's logs. Default: Server.Logger, else
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Gateway is an MCP server made of many: one bridge per backend, and a
+// router. Create one with New, serve Server() over any transport, and
+// Close it at the end. It is safe for concurrent use.
+type Gateway struct {
+	srv      *mcp.Server
+	log      *slog.Logger
+	backends []*backend
+	named    map[string]*backend
+	bare     *backend // the backend without a prefix, or nil
+	prefer   string
+	res      resourceIndex
+}
+
+// backend is one backend of a Gateway.
+type backend struct {
+	name     string
+	index    int
+	noPrefix bool
+	br       *bridge.Bridge
+
+	mu    sync.Mutex
+	inner *client.Client // a client of br's server, for the resource index
+}
+
+// New starts a gateway: one bridge per backend (see bridge.New), then the
+// front server, which declares the union of the backends' capabilities.
+// It returns an error naming the backend when one does not start. ctx
+// bounds the start only.
+func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	g := &Gateway{named: map[string]*backend{}, prefer: opts.Prefer}
+	g.log = opts.Logger
+	if g.log == nil {
+		g.log = opts.Server.Logger
+	}
+	if g.log == nil {
+		g.log = slog.Default()
+	}
+	if len(backends) == 0 {
+		return nil, errors.New("gateway: no backends")
+	}
+	for i, b := range backends {
+		switch {
+		case !nameRE.MatchString(b.Name):
+			return nil, fmt.Errorf("gateway: backend name %q: want 1 to 32 of a-z, 0-9 and -", b.Name)
+		case g.named[b.Name] != nil:
+			return nil, fmt.Errorf("gateway: two backends are named %q", b.Name)
+		case b.Transport == nil:
+			return nil, fmt.Errorf("gateway: backend %q has no Transport", b.Name)
+		case b.NoPrefix && g.bare != nil:
+			return nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", g.bare.name, b.Name)
+		}
+		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix}
+		g.named[b.Name] = be
+		g.backends = append(g.backends, be)
+		if b.NoPrefix {
+			g.bare = be
+		}
+	}
+	if g.prefer != "" && g.named[g.prefer] == nil {
+		return nil, fmt.Errorf("gateway: Options.Prefer names no backend: %q", g.prefer)
+	}
+	so := opts.Server
+	if so.Bus == nil {
+		so.Bus = new(mcp.LocalBus)
+	}
+	for i, b := range backends {
+		bo := opts.Bridge
+		bo.Backend = b.Transport
+		bo.Logger = g.log.With("backend", b.Name)
+		bo.Server = mcp.ServerOptions{Bus: so.Bus, Logger: bo.Logger}
+		br, err := bridge.New(ctx, &bo)
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("gateway: backend %q: %w", b.Name, err)
+		}
+		g.backends[i].br = br
+	}
+	if so.Info.Name == "" {
+		so.Info = mcp.Implementation{Name: "mcpkit-gateway", Version: "0.1.0"}
+	}
+	so.Provider = g
+	g.srv = mcp.NewServer(&so)
+	g.srv.Advertise(g.advertisement(opts.Server.Instructions))
+	return g, nil
+}
+
+// Server returns the front server: serve it over Streamable HTTP (it is an
+// http.Handler) or stdio.
+func (g *Gateway) Server() *mcp.Server { return g.srv }
+
+// Close ends every backend (see bridge.Bridge.Close). It is safe to call
+// more than once.
+func (g *Gateway) Close() error {
+	for _, b := range g.backends {
+		b.mu.Lock()
+		if b.inner != nil {
+			b.inner.Close()
+			b.inner = nil
+		}
+		b.mu.Unlock()
+		if b.br != nil {
+			b.br.Close()
+		}
+	}
+	return nil
+}
+
+// advertisement is the union of the backends' capabilities, and their
+// instructions each in a section of its own after intro.
+func (g *Gateway) advertisement(intro string) *mcp.Advertisement {
+	var caps mcp.ServerCapabilities
+	list := func(dst **mcp.ListCapability, c *mcp.ListCapability) {
+		if c == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = &mcp.ListCapability{}
+		}
+		(*dst).ListChanged = (*dst).ListChanged || c.ListChanged
+	}
+	var sections []string
+	if intro != "" {
+		sections = append(sections, intro)
+	}
+	for _, b := range g.backends {
+		d := b.br.Describe()
+		c := &d.Capabilities
+		list(&caps.Tools, c.Tools)
+		list(&caps.Prompts, c.Prompts)
+		if c.Resources != nil {
+			if caps.Resources == nil {
+				caps.Resources = &mcp.ResourcesCapability{}
+			}
+			// Subscriptions are not relayed (as by the bridge).
+			caps.Resources.ListChanged = caps.Resources.ListChanged || c.Resources.ListChanged
+		}
+		if c.Completions != nil {
+			caps.Completions = &struct{}{}
+		}
+		if c.Logging != nil {
+			caps.Logging = &struct{}{}
+		}
+		if d.Instructions != "" {
+			sections = append(sections, "## "+b.name+"\n\n"+strings.TrimSpace(d.Instructions))
+		}
+	}
+	return &mcp.Advertisement{Capabilities: caps, Instructions: strings.Join(sections, "\n\n")}
+}
+
+// has reports whether backend b declared the capability of method.
+func (b *backend) has(method string) bool {
+	c := b.br.Describe().Capabilities
+	switch method {
+	case "tools/list", "tools/call":
+		return c.Tools != nil
+	case "prompts/list", "prompts/get":
+		return c.Prompts != nil
+	case "resources/list", "resources/templates/list", "resources/read":
+		return c.Resources != nil
+	case "completion/complete":
+		return c.Completions != nil
+	}
+	return false
+}
+
+// Provide implements mcp.Provider: it merges lists and routes calls.
+func (g *Gateway) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+	switch req.Method {
+	case "tools/list":
+		return g.list(ctx, req, "tools", kindTool)
+	case "prompts/list":
+		return g.list(ctx, req, "prompts", kindPrompt)
+	case "resources/list":
+		return g.list(ctx, req, "resources", kindResource)
+	case "resources/templates/list":
+		return g.list(ctx, req, "resourceTemplates", kindTemplate)
+	case "tools/call", "prompts/get":
+		return g.callNamed(ctx, req)
+	case "resources/read":
+		return g.read(ctx, req)
+	case "completion/complete":
+		return g.complete(ctx, req)
+	}
+	return nil, &mcp.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + req.Method}
+}
+
+// params decodes the request's params as an object (nil for none).
+func params(req *mcp.MethodRequest) (map[string]json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	if len(req.Params) == 0 {
+		return m, nil
+	}
+	if err := json.Unmarshal(req.Params, &m); err != nil {
+		return nil, mcp.InvalidParams("Invalid params: params must be an object")
+	}
+	return m, nil
+}
+
+// forward sends req to backend b with params p, and names b in its
+// internal errors.
+func (g *Gateway) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	req.Params = raw
+	res, err := b.br.Provide(ctx, req)
+	if err != nil {
+		return nil, b.wrap(err)
+	}
+	return res, nil
+}
+
+// wrap names the backend in an error: in the message of an internal
+// *mcp.Error (a backend that exited, that is busy), in the log of any
+// other error. Protocol errors the backend sent pass as they are.
+func (b *backend) wrap(err error) error {
+	var e *mcp.Error
+	if errors.As(err, &e) {
+		if e.Code != jsonrpc.CodeInternalError {
+			return err
+		}
+		c := *e
+		c.Message = "backend " + b.name + ": " + e.Message
+		return &c
+	}
+	var ir *mcp.InputRequired
+	if errors.As(err, &ir) {
+		return err
+	}
+	return fmt.Errorf("backend %s: %w", b.name, err)
+}
+
+// route returns the backend of a tool or prompt name and the name the
+// backend knows it by.
+func (g *Gateway) route(name string) (*backend, string, bool) {
+	if i := strings.IndexByte(name, '_'); i > 0 {
+		if b := g.named[name[:i]]; b != nil && !b.noPrefix {
+			return b, name[i+1:], true
+		}
+	}
+	if g.bare != nil {
+		return g.bare, name, true
+	}
+	return nil, "", false
+}
+
+// callNamed routes tools/call and prompts/get by their name.
+func (g *Gateway) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+	p, err := params(req)
+	if err != nil {
+		return nil, err
+	}
+	var name string
+	if err := json.Unmarshal(p["name"], &name); err != nil || name == "" {
+		return nil, mcp.InvalidParams("Invalid params: name must be a non-empty string")
+	}
+	b, inner, ok := g.route(name)
+	if ok && (len(name) > MaxNameLen || !nameChars.MatchString(name)) {
+		ok = false // never listed: see publicName
+	}
+	if !ok || !b.has(req.Method) {
+		if req.Method == "tools/call" {
+			return nil, mcp.InvalidParams("Unknown tool: " + name)
+		}
+		return nil, mcp.InvalidParams("Unknown prompt: " + name)
+	}
+	p["name"], _ = json.Marshal(inner)
+	return g.forward(ctx, b, req, p)
+}
