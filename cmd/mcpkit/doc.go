@@ -9,6 +9,7 @@
 //	  mcpkit serve [flags]                      run the demo server (Streamable HTTP, or stdio with --stdio)
 //	  mcpkit bridge [flags] -- CMD [ARGS...]    serve any MCP server (a stdio command or a URL, either era) as a 2026-07-28 endpoint
 //	  mcpkit bridge [flags] URL
+//	  mcpkit gateway --config FILE [flags]      serve many MCP servers (stdio commands or URLs, either era) behind one 2026-07-28 endpoint
 //	  mcpkit discover [flags] URL               probe any MCP server: its era, versions, capabilities
 //	  mcpkit discover [flags] -- COMMAND ARGS...
 //	  mcpkit call [flags] URL TOOL [JSON]       call a tool and print its result

@@ -47,6 +47,7 @@ func init() {
 	commands = []*Command{
 		serveCommand,
 		bridgeCommand,
+		gatewayCommand,
 		discoverCommand,
 		clientCmd(callCommand),
 		clientCmd(readCommand),

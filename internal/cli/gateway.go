@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bridge"
+	"github.com/mcpkit/mcpkit/gateway"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// gatewayCommand is `mcpkit gateway`: the servers of a configuration file
+// behind one 2026-07-28 endpoint.
+var gatewayCommand = &Command{
+	UsageLine: "gateway --config FILE [flags]",
+	Short:     "serve many MCP servers (stdio commands or URLs, either era) behind one 2026-07-28 endpoint",
+	Long: `Serves the MCP servers a YAML configuration file names behind one revision
+2026-07-28 endpoint (and to legacy clients too, as --era says). Each server is
+bridged as by mcpkit bridge; its tools and prompts are named SERVER_NAME, its
+resources keep their URIs, and the lists are merged. A command backend gets
+PATH, HOME, LANG, TMPDIR and its own env (inherit_env: true for all); ${NAME}
+in env and headers values comes from the gateway's environment. A bad
+configuration is refused naming its line. See docs/gateway.md.
+`,
+	Flag:   gatewayFlags,
+	Exits:  exitsServe,
+	Failed: "the gateway failed: the configuration is bad, a backend did not start, or it cannot listen, or serving failed",
+}
+
+func gatewayFlags(fs *flag.FlagSet) Runner {
+	front := registerFront(fs)
+	config := fs.String("config", "", "the gateway's YAML configuration `FILE` (required)")
+	maxSessions := fs.Int("max-sessions", 0, "cap on each backend's sessions (processes, for a command) over all capability keys (0: 16)")
+	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
+	advertise := fs.String("advertise-url", "", "this replica's MCP `URL` as the other replicas reach it: a retry that lands on another replica is forwarded here")
+	return func(inv *invocation) int {
+		if *config == "" {
+			return inv.usageError("--config FILE is required")
+		}
+		if len(inv.args) > 0 || len(inv.command) > 0 {
+			return inv.usageError("the servers come from --config, not from arguments")
+		}
+		if *maxSessions < 0 || *holdTimeout < 0 {
+			return inv.usageError("--max-sessions and --hold-timeout cannot be negative")
+		}
+		ctx, stop := signal.NotifyContext(inv.ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		log := slog.New(slog.NewTextHandler(inv.stderr, nil))
+		cfg, err := gateway.Load(*config)
+		if err != nil {
+			return inv.fail(&exitError{code: exitUsage, err: err})
+		}
+		opts, closeFront, err := front.ServerOptions(ctx, log, inv.stderr)
+		if err != nil {
+			return inv.fail(err)
+		}
+		defer closeFront()
+		var g *gateway.Gateway
+		defer func() {
+			if g != nil {
+				g.Close() // ends the backends
+			}
+		}()
+		backends := cfg.Backends(func(name string) io.Writer {
+			return &stderrLog{log: log.With("backend", name), cmd: name}
+		})
+		newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			var err error
+			g, err = gateway.New(sctx, backends, &gateway.Options{Server: *o, Logger: log, Prefer: cfg.Prefer,
+				Bridge: bridge.Options{MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise}})
+			if err != nil {
+				return nil, err
+			}
+			return g.Server(), nil
+		}
+		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code == exitUsage {
+				return inv.fail(err)
+			}
+			log.Error("gateway", "err", err)
+			return exitCodeOf(err)
+		}
+		return exitOK
+	}
+}

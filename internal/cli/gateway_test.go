@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/client"
+)
+
+// startListening starts cmd and returns the URL its url= log line names;
+// the process is killed at the end of the test.
+func startListening(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+	sc := bufio.NewScanner(stderr)
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			go io.Copy(io.Discard, stderr) // keep the process's stderr flowing
+			return m[1]
+		}
+	}
+	t.Fatalf("%q did not log the URL it listens on:\n%s", cmd.Args, log.String())
+	return ""
+}
+
+// mcpkit gateway with two backends, one a stdio command and one a URL:
+// the merged list names each backend's tools SERVER_NAME, a call reaches
+// the right one, and SIGTERM ends it with 0.
+func TestGatewayCommand(t *testing.T) {
+	bin := buildMcpkit(t)
+	httpURL := startListening(t, exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0"))
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	os.WriteFile(config, []byte(fmt.Sprintf(`servers:
+  local:
+    command: [%q, serve, --stdio, --fixtures]
+  remote:
+    url: %s
+    headers: {X-Token: "${MCPKIT_TEST_GATEWAY_TOKEN}"}
+`, bin, httpURL)), 0o600)
+	gw := exec.Command(bin, "gateway", "--config", config, "--addr", "127.0.0.1:0")
+	gw.Env = append(os.Environ(), "MCPKIT_TEST_GATEWAY_TOKEN=t0k")
+	url := startListening(t, gw)
+
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Eras: client.ModernOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ServerInfo().Name != "mcpkit-gateway" {
+		t.Errorf("serverInfo = %+v, want the gateway's", c.ServerInfo())
+	}
+	var names []string
+	for tool, err := range c.ListTools(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	for _, want := range []string{"local_test_simple_text", "remote_test_simple_text"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %q lack %q", names, want)
+		}
+	}
+	if slices.Contains(names, "test_simple_text") {
+		t.Errorf("tools %q hold an unprefixed name", names)
+	}
+	for _, name := range []string{"local_test_simple_text", "remote_test_simple_text"} {
+		res, err := c.CallTool(ctx, name, nil)
+		if err != nil || len(res.Content) != 1 {
+			t.Errorf("call %s = %+v, %v", name, res, err)
+		}
+	}
+	gw.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- gw.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("gateway exited with %v after SIGTERM, want 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("gateway did not exit after SIGTERM")
+	}
+}
+
+// A configuration error is refused at start-up, naming the file and line,
+// with the usage exit code.
+func TestGatewayBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "gateway.yaml")
+	os.WriteFile(config, []byte("servers:\n  files:\n    url: http://127.0.0.1:1/mcp\n    headers: {Authorization: \"Bearer ${MCPKIT_TEST_UNSET_TOKEN}\"}\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gateway"}, "--config FILE is required"},
+		{[]string{"gateway", "--config", config}, config + ":4: server files: headers: Authorization: the variable MCPKIT_TEST_UNSET_TOKEN is not set"},
+		{[]string{"gateway", "--config", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+	} {
+		var out strings.Builder
+		if code := run(tc.args, strings.NewReader(""), io.Discard, &out); code != 2 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, out.String(), tc.want)
+		}
+	}
+}
