@@ -60,6 +60,10 @@ type ServerConfig struct {
 	// NoPrefix (prefix: false) serves the server's tools and prompts under
 	// their own names. At most one server may set it.
 	NoPrefix bool
+	// AllowTools, when not empty, are the only tools of the server the
+	// gateway lists and calls (tools.allow, the server's own names);
+	// DenyTools are left out (tools.deny).
+	AllowTools, DenyTools []string
 	// Line is the line of the server's name in the file.
 	Line int
 }
@@ -242,7 +246,7 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 	s := &ServerConfig{Name: name, Line: kn.Line}
 	what := "server " + name
 	var envNode, headersNode *yaml.Node
-	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix"}, func(k string, _, v *yaml.Node) error {
+	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools"}, func(k string, _, v *yaml.Node) error {
 		switch k {
 		case "command":
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
@@ -287,6 +291,16 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 			s.NoPrefix = !prefix
 		case "dir":
 			return p.scalar(v, what+": dir", "", &s.Dir)
+		case "tools":
+			return p.members(v, what+": tools", []string{"allow", "deny"}, func(k string, _, v *yaml.Node) error {
+				list, err := p.strings(v, what+": tools: "+k)
+				if k == "allow" {
+					s.AllowTools = list
+				} else {
+					s.DenyTools = list
+				}
+				return err
+			})
 		case "url":
 			if err := p.scalar(v, what+": url", "", &s.URL); err != nil {
 				return err
@@ -312,6 +326,25 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 		return nil, p.errf(headersNode, "%s: headers are for a url, not a command", what)
 	}
 	return s, nil
+}
+
+// strings decodes a list of non-empty strings.
+func (p *parser) strings(n *yaml.Node, what string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "%s: want a list of names", what)
+	}
+	out := []string{}
+	for _, e := range n.Content {
+		var v string
+		if err := p.scalar(e, what, "!!str", &v); err != nil {
+			return nil, err
+		}
+		if v == "" {
+			return nil, p.errf(e, "%s: an empty name", what)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // scalar decodes a scalar node into v; tag, when not "", is the tag it

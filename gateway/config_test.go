@@ -19,6 +19,7 @@ func TestParse(t *testing.T) {
   everything:
     command: [npx, -y, "@modelcontextprotocol/server-everything"]
     env: {LOG_LEVEL: info, COST: "$$5 ${USER_NAME}"}
+    tools: {allow: [echo, add], deny: [add]}
   files:
     url: http://127.0.0.1:9000/mcp
     headers: {Authorization: "Bearer ${FILES_TOKEN}"}
@@ -33,8 +34,8 @@ resources:
 	want := &gateway.Config{
 		Servers: []gateway.ServerConfig{
 			{Name: "everything", Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
-				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, Line: 2},
-			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 5},
+				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Line: 2},
+			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 6},
 		},
 		Prefer: "files",
 	}
@@ -67,6 +68,9 @@ func TestParseErrors(t *testing.T) {
 		{"prefer unknown", "servers:\n  a:\n    command: [x]\nresources:\n  prefer: b\n", "gw.yaml:5: resources.prefer: no server is named \"b\""},
 		{"command empty", "servers:\n  a:\n    command: []\n", "gw.yaml:3: server a: command: want a list"},
 		{"duplicate server", "servers:\n  a:\n    command: [x]\n  a:\n    command: [y]\n", "gw.yaml:4: servers: \"a\" appears twice"},
+		{"tools not a list", "servers:\n  a:\n    command: [x]\n    tools: {allow: echo}\n", "gw.yaml:4: server a: tools: allow: want a list of names"},
+		{"tools unknown key", "servers:\n  a:\n    command: [x]\n    tools:\n      only: [echo]\n", "gw.yaml:5: server a: tools: unknown key \"only\""},
+		{"tools empty name", "servers:\n  a:\n    command: [x]\n    tools:\n      deny:\n        - ''\n", "gw.yaml:6: server a: tools: deny: an empty name"},
 		{"env in command not expanded", "servers:\n  a:\n    command: [x]\n    inherit_env: 1\n", "gw.yaml:4: server a: inherit_env: want true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

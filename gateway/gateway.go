@@ -29,6 +29,11 @@ type Backend struct {
 	// Transport returns the transport of a new backend session, as
 	// bridge.Options.Backend does.
 	Transport func() client.Transport
+	// AllowTools, when not empty, are the only tools of the backend (its
+	// own names) that the gateway lists and calls; DenyTools are never
+	// listed nor called. A call to one that is not let through is
+	// "Unknown tool", as for a name no backend has.
+	AllowTools, DenyTools []string
 }
 
 // Backends returns the backends of c in its order; stderr, when not nil,
@@ -41,7 +46,8 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 		if stderr != nil {
 			w = stderr(s.Name)
 		}
-		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Transport: func() client.Transport { return s.Transport(w) }}
+		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
+			Transport: func() client.Transport { return s.Transport(w) }}
 	}
 	return out
 }
@@ -84,6 +90,8 @@ type backend struct {
 	name     string
 	index    int
 	noPrefix bool
+	allow    map[string]bool // nil: every tool
+	deny     map[string]bool
 	br       *bridge.Bridge
 
 	mu    sync.Mutex
@@ -120,7 +128,7 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 		case b.NoPrefix && g.bare != nil:
 			return nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", g.bare.name, b.Name)
 		}
-		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix}
+		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, allow: set(b.AllowTools), deny: set(b.DenyTools)}
 		g.named[b.Name] = be
 		g.backends = append(g.backends, be)
 		if b.NoPrefix {
@@ -216,6 +224,23 @@ func (g *Gateway) advertisement(intro string) *mcp.Advertisement {
 		}
 	}
 	return &mcp.Advertisement{Capabilities: caps, Instructions: strings.Join(sections, "\n\n")}
+}
+
+// set returns names as a set, nil when there are none.
+func set(names []string) map[string]bool {
+	if len(names) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// toolAllowed reports whether the policy lets the backend's tool through.
+func (b *backend) toolAllowed(name string) bool {
+	return !b.deny[name] && (b.allow == nil || b.allow[name])
 }
 
 // has reports whether backend b declared the capability of method.
@@ -329,6 +354,9 @@ func (g *Gateway) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.P
 	b, inner, ok := g.route(name)
 	if ok && (len(name) > MaxNameLen || !nameChars.MatchString(name)) {
 		ok = false // never listed: see publicName
+	}
+	if ok && req.Method == "tools/call" && !b.toolAllowed(inner) {
+		ok = false
 	}
 	if !ok || !b.has(req.Method) {
 		if req.Method == "tools/call" {

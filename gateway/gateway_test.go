@@ -373,3 +373,27 @@ func TestNewRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestToolPolicy checks the allow and deny lists: a tool not let through
+// is neither listed nor callable.
+func TestToolPolicy(t *testing.T) {
+	a := srv{name: "a", tools: []string{"read", "write", "delete"}}.backend()
+	a.AllowTools = []string{"read", "write"}
+	a.DenyTools = []string{"write"}
+	b := srv{name: "b", tools: []string{"read", "write"}}.backend()
+	b.DenyTools = []string{"write"}
+	_, c := start(t, []gateway.Backend{a, b}, nil)
+	if d := cmp.Diff([]string{"a_read", "b_read"}, toolNames(t, c)); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+	for _, name := range []string{"a_write", "a_delete", "b_write"} {
+		_, err := c.CallTool(context.Background(), name, nil)
+		var e *mcp.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Message, "Unknown tool") {
+			t.Errorf("call %s: err = %v, want Unknown tool", name, err)
+		}
+	}
+	if got := callText(t, c, "a_read"); got != "a:read" {
+		t.Errorf("a_read = %q", got)
+	}
+}

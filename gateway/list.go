@@ -141,6 +141,9 @@ func (g *Gateway) rename(b *backend, member string, k kind, raw json.RawMessage)
 				g.log.Warn("gateway: an item without a name is left out", "backend", b.name, "list", member)
 				continue
 			}
+			if k == kindTool && !b.toolAllowed(name) {
+				continue // the policy: not logged, it is no fault
+			}
 			full, err := g.publicName(b, name)
 			if err != nil {
 				g.log.Warn("gateway: an item is left out", "backend", b.name, "list", member, "name", name, "reason", err.Error())
