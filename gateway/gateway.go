@@ -292,9 +292,21 @@ func params(req *mcp.MethodRequest) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
+// down returns why backend b cannot serve now (it exited and is being
+// restarted, say), or nil.
+func (b *backend) down(ctx context.Context) error {
+	if err := b.br.Server().Ready(ctx); err != nil {
+		return mcp.Unavailable("Backend unavailable: backend " + b.name + " is down (" + err.Error() + ")")
+	}
+	return nil
+}
+
 // forward sends req to backend b with params p, and names b in its
-// internal errors.
+// internal errors. A backend that is down is not asked: the error names it.
 func (g *Gateway) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
+	if err := b.down(ctx); err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return nil, err

@@ -69,6 +69,9 @@ func (g *Gateway) list(ctx context.Context, req *mcp.MethodRequest, member strin
 		if bc != "" {
 			bp["cursor"], _ = json.Marshal(bc)
 		}
+		if err := b.down(ctx); err != nil {
+			continue // its items leave the list while it is down
+		}
 		res, err := g.forward(ctx, b, req, bp)
 		if err != nil {
 			if ctx.Err() != nil {
