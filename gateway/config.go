@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,13 @@ type ServerConfig struct {
 	AllowTools, DenyTools []string
 	// Line is the line of the server's name in the file.
 	Line int
+}
+
+// fingerprint identifies what the server's transport connects to: its
+// command, env, inherit_env, dir, url and headers (not its policy).
+func (s *ServerConfig) fingerprint() string {
+	b, _ := json.Marshal([]any{s.Command, s.Env, s.InheritEnv, s.Dir, s.URL, s.Headers})
+	return string(b)
 }
 
 // inheritedEnv are the variables a backend command gets from the gateway

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
@@ -29,6 +30,11 @@ type Backend struct {
 	// Transport returns the transport of a new backend session, as
 	// bridge.Options.Backend does.
 	Transport func() client.Transport
+	// Fingerprint identifies what Transport connects to (Config.Backends
+	// sets it from the command, env, dir, url and headers): Reload keeps
+	// a running backend whose name and Fingerprint are unchanged. ""
+	// restarts it on every Reload.
+	Fingerprint string
 	// AllowTools, when not empty, are the only tools of the backend (its
 	// own names) that the gateway lists and calls; DenyTools are never
 	// listed nor called. A call to one that is not let through is
@@ -47,7 +53,7 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 			w = stderr(s.Name)
 		}
 		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
-			Transport: func() client.Transport { return s.Transport(w) }}
+			Transport: func() client.Transport { return s.Transport(w) }, Fingerprint: s.fingerprint()}
 	}
 	return out
 }
@@ -73,10 +79,23 @@ type Options struct {
 }
 
 // Gateway is an MCP server made of many: one bridge per backend, and a
-// router. Create one with New, serve Server() over any transport, and
-// Close it at the end. It is safe for concurrent use.
+// router. Create one with New, serve Server() over any transport, change
+// its backends with Reload, and Close it at the end. It is safe for
+// concurrent use.
 type Gateway struct {
-	srv      *mcp.Server
+	srv  *mcp.Server
+	log  *slog.Logger
+	opts Options // with Server.Bus set
+	cur  atomic.Pointer[router]
+
+	mu     sync.Mutex // serializes Reload and Close
+	closed bool
+}
+
+// router is one configuration of a Gateway: its backends and the routing
+// state built from them. Reload swaps it whole; a request uses the one it
+// loaded first.
+type router struct {
 	log      *slog.Logger
 	backends []*backend
 	named    map[string]*backend
@@ -93,6 +112,7 @@ type backend struct {
 	allow    map[string]bool // nil: every tool
 	deny     map[string]bool
 	br       *bridge.Bridge
+	print    string // Backend.Fingerprint
 
 	mu    sync.Mutex
 	inner *client.Client // a client of br's server, for the resource index
@@ -103,64 +123,123 @@ type backend struct {
 // It returns an error naming the backend when one does not start. ctx
 // bounds the start only.
 func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, error) {
-	if opts == nil {
-		opts = &Options{}
+	g := &Gateway{}
+	if opts != nil {
+		g.opts = *opts
 	}
-	g := &Gateway{named: map[string]*backend{}, prefer: opts.Prefer}
-	g.log = opts.Logger
+	g.log = g.opts.Logger
 	if g.log == nil {
-		g.log = opts.Server.Logger
+		g.log = g.opts.Server.Logger
 	}
 	if g.log == nil {
 		g.log = slog.Default()
 	}
-	if len(backends) == 0 {
-		return nil, errors.New("gateway: no backends")
+	if g.opts.Server.Bus == nil {
+		g.opts.Server.Bus = new(mcp.LocalBus)
 	}
-	for i, b := range backends {
-		switch {
-		case !nameRE.MatchString(b.Name):
-			return nil, fmt.Errorf("gateway: backend name %q: want 1 to 32 of a-z, 0-9 and -", b.Name)
-		case g.named[b.Name] != nil:
-			return nil, fmt.Errorf("gateway: two backends are named %q", b.Name)
-		case b.Transport == nil:
-			return nil, fmt.Errorf("gateway: backend %q has no Transport", b.Name)
-		case b.NoPrefix && g.bare != nil:
-			return nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", g.bare.name, b.Name)
-		}
-		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, allow: set(b.AllowTools), deny: set(b.DenyTools)}
-		g.named[b.Name] = be
-		g.backends = append(g.backends, be)
-		if b.NoPrefix {
-			g.bare = be
-		}
+	r, _, err := g.build(ctx, backends, g.opts.Prefer, nil)
+	if err != nil {
+		return nil, err
 	}
-	if g.prefer != "" && g.named[g.prefer] == nil {
-		return nil, fmt.Errorf("gateway: Options.Prefer names no backend: %q", g.prefer)
-	}
-	so := opts.Server
-	if so.Bus == nil {
-		so.Bus = new(mcp.LocalBus)
-	}
-	for i, b := range backends {
-		bo := opts.Bridge
-		bo.Backend = b.Transport
-		bo.Logger = g.log.With("backend", b.Name)
-		bo.Server = mcp.ServerOptions{Bus: so.Bus, Logger: bo.Logger}
-		br, err := bridge.New(ctx, &bo)
-		if err != nil {
-			g.Close()
-			return nil, fmt.Errorf("gateway: backend %q: %w", b.Name, err)
-		}
-		g.backends[i].br = br
-	}
+	g.cur.Store(r)
+	so := g.opts.Server
 	if so.Info.Name == "" {
 		so.Info = mcp.Implementation{Name: "mcpkit-gateway", Version: "0.1.0"}
 	}
 	so.Provider = g
 	g.srv = mcp.NewServer(&so)
-	g.srv.Advertise(g.advertisement(opts.Server.Instructions))
+	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
 	return g, nil
+}
+
+// build makes the router of backends, reusing the bridges of old whose
+// backend has the same name and a non-empty, unchanged Fingerprint, and
+// starting the others. It returns the router and the old bridges it
+// reused; on an error it has closed the bridges it started.
+func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, old *router) (*router, map[*bridge.Bridge]bool, error) {
+	r := &router{log: g.log, named: map[string]*backend{}, prefer: prefer}
+	if len(backends) == 0 {
+		return nil, nil, errors.New("gateway: no backends")
+	}
+	for i, b := range backends {
+		switch {
+		case !nameRE.MatchString(b.Name):
+			return nil, nil, fmt.Errorf("gateway: backend name %q: want 1 to 32 of a-z, 0-9 and -", b.Name)
+		case r.named[b.Name] != nil:
+			return nil, nil, fmt.Errorf("gateway: two backends are named %q", b.Name)
+		case b.Transport == nil:
+			return nil, nil, fmt.Errorf("gateway: backend %q has no Transport", b.Name)
+		case b.NoPrefix && r.bare != nil:
+			return nil, nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", r.bare.name, b.Name)
+		}
+		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint}
+		r.named[b.Name] = be
+		r.backends = append(r.backends, be)
+		if b.NoPrefix {
+			r.bare = be
+		}
+	}
+	if r.prefer != "" && r.named[r.prefer] == nil {
+		return nil, nil, fmt.Errorf("gateway: Options.Prefer names no backend: %q", r.prefer)
+	}
+	reused := map[*bridge.Bridge]bool{}
+	var started []*bridge.Bridge
+	for i, b := range backends {
+		if old != nil {
+			if o := old.named[b.Name]; o != nil && b.Fingerprint != "" && o.print == b.Fingerprint {
+				r.backends[i].br = o.br
+				reused[o.br] = true
+				continue
+			}
+		}
+		bo := g.opts.Bridge
+		bo.Backend = b.Transport
+		bo.Logger = g.log.With("backend", b.Name)
+		bo.Server = mcp.ServerOptions{Bus: g.opts.Server.Bus, Logger: bo.Logger}
+		br, err := bridge.New(ctx, &bo)
+		if err != nil {
+			for _, s := range started {
+				s.Close()
+			}
+			return nil, nil, fmt.Errorf("gateway: backend %q: %w", b.Name, err)
+		}
+		started = append(started, br)
+		r.backends[i].br = br
+	}
+	return r, reused, nil
+}
+
+// Reload changes the gateway's backends to backends (and resources.prefer
+// to prefer): a backend with the same name and the same non-empty
+// Fingerprint keeps running; the others start, and the backends no longer
+// there (or changed) are closed after the switch, their calls in flight
+// ending with an error. Listeners get list_changed, and server/discover
+// the new union. On an error (a bad backend, one that does not start)
+// nothing changes. Cursors of the old lists may skip or repeat items. It
+// is safe for concurrent use; reloads run one at a time.
+func (g *Gateway) Reload(ctx context.Context, backends []Backend, prefer string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errors.New("gateway: closed")
+	}
+	old := g.cur.Load()
+	r, reused, err := g.build(ctx, backends, prefer, old)
+	if err != nil {
+		return err
+	}
+	g.cur.Store(r)
+	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
+	for k := mcp.ToolsListChanged; k <= mcp.ResourcesListChanged; k++ {
+		g.srv.NotifyListChanged(k)
+	}
+	for _, b := range old.backends {
+		b.closeInner()
+		if !reused[b.br] {
+			b.br.Close()
+		}
+	}
+	return nil
 }
 
 // Server returns the front server: serve it over Streamable HTTP (it is an
@@ -170,23 +249,34 @@ func (g *Gateway) Server() *mcp.Server { return g.srv }
 // Close ends every backend (see bridge.Bridge.Close). It is safe to call
 // more than once.
 func (g *Gateway) Close() error {
-	for _, b := range g.backends {
-		b.mu.Lock()
-		if b.inner != nil {
-			b.inner.Close()
-			b.inner = nil
-		}
-		b.mu.Unlock()
-		if b.br != nil {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	g.closed = true
+	if r := g.cur.Load(); r != nil {
+		for _, b := range r.backends {
+			b.closeInner()
 			b.br.Close()
 		}
 	}
 	return nil
 }
 
+// closeInner closes the backend's in-process client, if any.
+func (b *backend) closeInner() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.inner != nil {
+		b.inner.Close()
+		b.inner = nil
+	}
+}
+
 // advertisement is the union of the backends' capabilities, and their
 // instructions each in a section of its own after intro.
-func (g *Gateway) advertisement(intro string) *mcp.Advertisement {
+func (g *router) advertisement(intro string) *mcp.Advertisement {
 	var caps mcp.ServerCapabilities
 	list := func(dst **mcp.ListCapability, c *mcp.ListCapability) {
 		if c == nil {
@@ -261,6 +351,11 @@ func (b *backend) has(method string) bool {
 
 // Provide implements mcp.Provider: it merges lists and routes calls.
 func (g *Gateway) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+	return g.cur.Load().provide(ctx, req)
+}
+
+// provide serves one request with this router.
+func (g *router) provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
 	switch req.Method {
 	case "tools/list":
 		return g.list(ctx, req, "tools", kindTool)
@@ -303,7 +398,7 @@ func (b *backend) down(ctx context.Context) error {
 
 // forward sends req to backend b with params p, and names b in its
 // internal errors. A backend that is down is not asked: the error names it.
-func (g *Gateway) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
+func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
 	if err := b.down(ctx); err != nil {
 		return nil, err
 	}
@@ -341,7 +436,7 @@ func (b *backend) wrap(err error) error {
 
 // route returns the backend of a tool or prompt name and the name the
 // backend knows it by.
-func (g *Gateway) route(name string) (*backend, string, bool) {
+func (g *router) route(name string) (*backend, string, bool) {
 	if i := strings.IndexByte(name, '_'); i > 0 {
 		if b := g.named[name[:i]]; b != nil && !b.noPrefix {
 			return b, name[i+1:], true
@@ -354,7 +449,7 @@ func (g *Gateway) route(name string) (*backend, string, bool) {
 }
 
 // callNamed routes tools/call and prompts/get by their name.
-func (g *Gateway) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
 	p, err := params(req)
 	if err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ type cursor struct {
 // list serves one page of a merged list: the next page of one backend,
 // from the sealed cursor's position. A backend that fails is left out
 // (and logged) and the page comes from the next one.
-func (g *Gateway) list(ctx context.Context, req *mcp.MethodRequest, member string, k kind) (*mcp.ProvidedResult, error) {
+func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string, k kind) (*mcp.ProvidedResult, error) {
 	p, err := params(req)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (g *Gateway) list(ctx context.Context, req *mcp.MethodRequest, member strin
 }
 
 // more reports whether a backend from index i on serves method.
-func (g *Gateway) more(i int, method string) bool {
+func (g *router) more(i int, method string) bool {
 	for ; i < len(g.backends); i++ {
 		if g.backends[i].has(method) {
 			return true
@@ -128,7 +128,7 @@ func (g *Gateway) more(i int, method string) bool {
 // and prompts under their namespaced names (those that cannot be are left
 // out and logged), resources and templates as they are, recorded for
 // routing.
-func (g *Gateway) rename(b *backend, member string, k kind, raw json.RawMessage) ([]json.RawMessage, error) {
+func (g *router) rename(b *backend, member string, k kind, raw json.RawMessage) ([]json.RawMessage, error) {
 	var items []map[string]json.RawMessage
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &items); err != nil {
@@ -177,7 +177,7 @@ func (g *Gateway) rename(b *backend, member string, k kind, raw json.RawMessage)
 
 // publicName is the name a backend's tool or prompt is listed under, or
 // an error saying why it cannot be.
-func (g *Gateway) publicName(b *backend, name string) (string, error) {
+func (g *router) publicName(b *backend, name string) (string, error) {
 	full := name
 	if !b.noPrefix {
 		full = b.name + "_" + name

@@ -35,7 +35,7 @@ type resourceIndex struct {
 }
 
 // saw records that b listed uri.
-func (x *resourceIndex) saw(g *Gateway, b *backend, uri string) {
+func (x *resourceIndex) saw(g *router, b *backend, uri string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.uris == nil {
@@ -105,7 +105,7 @@ func (x *resourceIndex) lookup(uri string) []*backend {
 
 // resolve returns the backend a resource URI routes to. An URI no backend
 // listed nor matches is ResourceNotFound; no backend is asked to read it.
-func (g *Gateway) resolve(ctx context.Context, uri string) (*backend, error) {
+func (g *router) resolve(ctx context.Context, uri string) (*backend, error) {
 	bs := g.res.lookup(uri)
 	if len(bs) == 0 && g.rebuild(ctx) {
 		bs = g.res.lookup(uri)
@@ -128,7 +128,7 @@ func (g *Gateway) resolve(ctx context.Context, uri string) (*backend, error) {
 
 // rebuild lists every backend's resources and templates into the index,
 // at most once per indexRefresh; it reports whether it did.
-func (g *Gateway) rebuild(ctx context.Context) bool {
+func (g *router) rebuild(ctx context.Context) bool {
 	g.res.mu.Lock()
 	if time.Since(g.res.built) < indexRefresh {
 		g.res.mu.Unlock()
@@ -190,7 +190,7 @@ func (b *backend) client(ctx context.Context) (*client.Client, error) {
 }
 
 // read routes resources/read by its URI.
-func (g *Gateway) read(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+func (g *router) read(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
 	p, err := params(req)
 	if err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func (g *Gateway) read(ctx context.Context, req *mcp.MethodRequest) (*mcp.Provid
 }
 
 // complete routes completion/complete to the owner of its ref.
-func (g *Gateway) complete(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
+func (g *router) complete(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
 	p, err := params(req)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,7 +28,10 @@ bridged as by mcpkit bridge; its tools and prompts are named SERVER_NAME, its
 resources keep their URIs, and the lists are merged. A command backend gets
 PATH, HOME, LANG, TMPDIR and its own env (inherit_env: true for all); ${NAME}
 in env and headers values comes from the gateway's environment. A bad
-configuration is refused naming its line. See docs/gateway.md.
+configuration is refused naming its line. SIGHUP reloads the file: servers
+added start, removed ones stop, changed ones restart, the others keep
+running; a bad file on reload is logged and the running configuration stays.
+See docs/gateway.md.
 `,
 	Flag:   gatewayFlags,
 	Exits:  exitsServe,
@@ -63,14 +67,43 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 		}
 		defer closeFront()
 		var g *gateway.Gateway
+		var running atomic.Pointer[gateway.Gateway] // g, for the reloads
 		defer func() {
 			if g != nil {
 				g.Close() // ends the backends
 			}
 		}()
-		backends := cfg.Backends(func(name string) io.Writer {
+		stderrOf := func(name string) io.Writer {
 			return &stderrLog{log: log.With("backend", name), cmd: name}
-		})
+		}
+		backends := cfg.Backends(stderrOf)
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-hup:
+				}
+				g := running.Load()
+				if g == nil {
+					continue
+				}
+				cfg, err := gateway.Load(*config)
+				if err == nil {
+					rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+					err = g.Reload(rctx, cfg.Backends(stderrOf), cfg.Prefer)
+					cancel()
+				}
+				if err != nil {
+					log.Error("gateway: reload refused; the running configuration stays", "config", *config, "err", err)
+					continue
+				}
+				log.Info("gateway: reloaded", "config", *config, "servers", len(cfg.Servers))
+			}
+		}()
 		newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
 			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
@@ -80,6 +113,7 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 			if err != nil {
 				return nil, err
 			}
+			running.Store(g)
 			return g.Server(), nil
 		}
 		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {

@@ -21,6 +21,13 @@ import (
 // startListening starts cmd and returns the URL its url= log line names;
 // the process is killed at the end of the test.
 func startListening(t *testing.T, cmd *exec.Cmd) string {
+	url, _ := startLogging(t, cmd)
+	return url
+}
+
+// startLogging is startListening that also returns the process's later
+// log lines.
+func startLogging(t *testing.T, cmd *exec.Cmd) (string, <-chan string) {
 	t.Helper()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -33,12 +40,20 @@ func startListening(t *testing.T, cmd *exec.Cmd) string {
 	for sc.Scan() {
 		log.WriteString(sc.Text() + "\n")
 		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
-			go io.Copy(io.Discard, stderr) // keep the process's stderr flowing
-			return m[1]
+			lines := make(chan string, 64)
+			go func() { // keep the process's stderr flowing
+				for sc.Scan() {
+					select {
+					case lines <- sc.Text():
+					default: // nobody reads them
+					}
+				}
+			}()
+			return m[1], lines
 		}
 	}
 	t.Fatalf("%q did not log the URL it listens on:\n%s", cmd.Args, log.String())
-	return ""
+	return "", nil
 }
 
 // mcpkit gateway with two backends, one a stdio command and one a URL:
@@ -120,5 +135,62 @@ func TestGatewayBadConfig(t *testing.T) {
 		if code := run(tc.args, strings.NewReader(""), io.Discard, &out); code != 2 || !strings.Contains(out.String(), tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, out.String(), tc.want)
 		}
+	}
+}
+
+// SIGHUP reloads the configuration: a server added to the file shows up
+// in the merged list, and a bad file is refused with the old one kept.
+func TestGatewayReloadOnSIGHUP(t *testing.T) {
+	bin := buildMcpkit(t)
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	one := fmt.Sprintf("servers:\n  one:\n    command: [%q, serve, --stdio, --fixtures]\n", bin)
+	os.WriteFile(config, []byte(one), 0o600)
+	gw := exec.Command(bin, "gateway", "--config", config, "--addr", "127.0.0.1:0")
+	url, lines := startLogging(t, gw)
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Eras: client.ModernOnly, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	has := func(name string) bool {
+		for tool, err := range c.ListTools(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tool.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("one_test_simple_text") || has("two_test_simple_text") {
+		t.Fatal("before the reload: want one's tools only")
+	}
+	waitLine := func(want string) {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case l := <-lines:
+				if strings.Contains(l, want) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no log line with %q", want)
+			}
+		}
+	}
+	os.WriteFile(config, []byte(one+fmt.Sprintf("  two:\n    command: [%q, serve, --stdio, --fixtures]\n", bin)), 0o600)
+	gw.Process.Signal(syscall.SIGHUP)
+	waitLine("gateway: reloaded")
+	if !has("two_test_simple_text") || !has("one_test_simple_text") {
+		t.Error("after the reload: want the tools of one and two")
+	}
+	os.WriteFile(config, []byte("servers:\n  Bad:\n    command: [x]\n"), 0o600)
+	gw.Process.Signal(syscall.SIGHUP)
+	waitLine("reload refused")
+	if !has("two_test_simple_text") {
+		t.Error("after a refused reload: two's tools are gone")
 	}
 }
