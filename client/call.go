@@ -20,6 +20,7 @@ type CallOption func(*callConfig)
 type callConfig struct {
 	meta     map[string]any
 	progress func(Progress)
+	status   func(TaskState)
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
@@ -41,9 +42,22 @@ func WithMeta(meta map[string]any) CallOption {
 }
 
 // WithProgress asks the server for progress notifications and passes them
-// to fn while the request runs.
+// to fn while the request runs. When a tool call becomes a task, CallTool
+// and Task.Wait go on calling fn while they poll: each change of the task's
+// statusMessage comes as a Progress with only Message set. fn is called on
+// the caller's goroutine or the client's reader, one call at a time.
 func WithProgress(fn func(Progress)) CallOption {
 	return func(c *callConfig) { c.progress = fn }
+}
+
+// WithTaskStatus passes fn the whole state of the task a tool call became,
+// each time CallTool or Task.Wait sees it change (status, statusMessage or
+// lastUpdatedAt): the state of the CreateTaskResult first, then each
+// changed tasks/get, the terminal one last. fn is called on the goroutine
+// that polls, one call at a time; the state is a copy fn may keep. The
+// option has no effect on a call that does not become a task.
+func WithTaskStatus(fn func(TaskState)) CallOption {
+	return func(c *callConfig) { c.status = fn }
 }
 
 // WithLog passes the log messages the server sends for this request to fn
