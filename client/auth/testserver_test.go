@@ -147,15 +147,20 @@ func (a *testAS) serveAS(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 400, map[string]string{"error": "unsupported_grant_type"})
 			return
 		}
+		withheld := false
 		for i, sc := range scopes {
 			if sc == a.withhold {
 				scopes = append(scopes[:i:i], scopes[i+1:]...)
+				withheld = true
 				break
 			}
 		}
 		tok := fmt.Sprintf("at-%d", len(a.tokenForms))
 		a.tokens[tok] = scopes
 		resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": a.expiresIn}
+		if withheld { // RFC 6749 §5.1: the granted scope, as it differs from the requested one
+			resp["scope"] = strings.Join(scopes, " ")
+		}
 		if a.refresh {
 			rt := fmt.Sprintf("rt-%d", len(a.tokenForms))
 			a.refreshTokens[rt] = scopes

@@ -257,11 +257,36 @@ func TestStepUp(t *testing.T) {
 	}
 }
 
-func TestStepUpLimit(t *testing.T) {
+// TestStepUpNothingNew: when a step-up gets a token with no scope the refused one lacked, the
+// transport stops there (asking again would get the same answer), and its error names the
+// scope the server needs.
+func TestStepUpNothingNew(t *testing.T) {
 	a := newTestAS(t)
 	a.wwwScope = "admin"
 	a.need = func(string) string { return "never-granted" }
 	a.withhold = "never-granted"
+	tr, h := newTransport(t, a, nil)
+	_, err := post(t, tr.Client(), a.mcpURL(), "tools/call")
+	wantCode(t, err, "insufficient_scope")
+	if h.calls != 2 {
+		t.Errorf("authorizations = %d, want 2 (one, then one step-up that granted nothing new)", h.calls)
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		if !cmp.Equal(ae.MissingScopes, []string{"never-granted"}) || !strings.Contains(ae.Error(), `"never-granted"`) {
+			t.Errorf("error %q (MissingScopes %q) does not name the missing scope never-granted", ae, ae.MissingScopes)
+		}
+	}
+}
+
+func TestStepUpLimit(t *testing.T) {
+	a := newTestAS(t)
+	a.wwwScope = "admin"
+	n := 0
+	a.need = func(string) string { // each request needs a scope the token does not have yet
+		n++
+		return fmt.Sprintf("s%d", n)
+	}
 	tr, h := newTransport(t, a, nil)
 	_, err := post(t, tr.Client(), a.mcpURL(), "tools/call")
 	wantCode(t, err, "insufficient_scope")

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/mcpkit/client"
 )
 
 // Exit codes of the client commands (call, read, prompt, tools,
@@ -42,6 +44,7 @@ type clientFlags struct {
 	version string
 	headers headerFlags
 	login   loginFlags
+	elicit  client.ElicitHandler // answers form elicitation instead of the terminal (call --elicit)
 }
 
 // target is where a client command connects: an http(s) URL, or the
