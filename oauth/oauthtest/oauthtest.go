@@ -317,15 +317,15 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	scopes := slices.Clone(s.opts.Scopes)
 	s.mu.Unlock()
 	m := map[string]any{
-		"issuer":                                s.URL,
-		"authorization_endpoint":                s.URL + "/authorize",
-		"token_endpoint":                        s.URL + "/token",
-		"registration_endpoint":                 s.URL + "/register",
-		"jwks_uri":                              s.URL + "/jwks",
-		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "client_credentials", "refresh_token"},
-		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
+		"issuer":                                         s.URL,
+		"authorization_endpoint":                         s.URL + "/authorize",
+		"token_endpoint":                                 s.URL + "/token",
+		"registration_endpoint":                          s.URL + "/register",
+		"jwks_uri":                                       s.URL + "/jwks",
+		"response_types_supported":                       []string{"code"},
+		"grant_types_supported":                          []string{"authorization_code", "client_credentials", "refresh_token"},
+		"code_challenge_methods_supported":               []string{"S256"},
+		"token_endpoint_auth_methods_supported":          []string{"client_secret_basic", "client_secret_post", "none"},
 		"authorization_response_iss_parameter_supported": true,
 	}
 	if len(scopes) > 0 {
