@@ -202,7 +202,7 @@ func (e *runEnv) run(t *testing.T, b Block) string {
 		}
 		e.needs(t, st.Cmd)
 		real := toReal(st.Cmd)
-		if name, rest, ok := programCommand(st.Cmd); ok {
+		if name, rest, ok := programCommand(real); ok {
 			real = e.program(t, name) + rest // "./NAME ARGS": the docs' program NAME, run to its end
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
