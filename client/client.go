@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,12 @@ type SamplingHandler func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp
 // RootsHandler lists the client's roots.
 type RootsHandler func(ctx context.Context) ([]mcp.Root, error)
 
+// InputHandler answers one input request of a server raw: method is
+// "elicitation/create", "sampling/createMessage" or "roots/list", params
+// the request's params as the server sent them; the result is sent as it
+// is. See Options.Input.
+type InputHandler func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+
 // Options configures Connect. The zero value is usable.
 type Options struct {
 	// ClientInfo identifies the client (in _meta, or in initialize).
@@ -97,6 +104,21 @@ type Options struct {
 	// ElicitURL declares URL-mode elicitation besides form mode (Elicit
 	// must be set).
 	ElicitURL bool
+	// Capabilities, when set, is declared exactly as it is, in place of
+	// what Elicit, Sample, Roots, ElicitURL, Extensions and Tasks imply: it
+	// can say roots.listChanged, sampling.tools and sampling.context,
+	// elicitation form and url, and any extension. The handlers still
+	// answer (Tasks still makes CallTool wait for a task); a request the
+	// client declared but has no handler for gets an error.
+	Capabilities *mcp.ClientCapabilities
+	// Input, when set, answers every input request (elicitation/create,
+	// sampling/createMessage and roots/list, a legacy server's real
+	// requests and a modern server's input_required rounds alike) with the
+	// params and result passed verbatim, in place of Elicit, Sample and
+	// Roots; it declares no capability (set Capabilities). A *mcp.Error it
+	// returns is sent to a legacy server as that error. It is called
+	// concurrently, one goroutine per request.
+	Input InputHandler
 	// MaxInputRounds bounds the input_required rounds of one request.
 	// Default 10.
 	MaxInputRounds int
@@ -293,6 +315,11 @@ func (c *Client) install(conn iclient.Conn) {
 
 func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
+	if c.opts.Capabilities != nil {
+		caps = *c.opts.Capabilities
+		caps.Extensions = maps.Clone(caps.Extensions)
+		return caps
+	}
 	if c.opts.Elicit != nil {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: json.RawMessage("{}")}
 		if c.opts.ElicitURL {

@@ -20,6 +20,13 @@ func (c *Client) answerInput(ctx context.Context, method string, params json.Raw
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
 	}
+	if c.opts.Input != nil {
+		out, err := c.opts.Input(ctx, method, params)
+		if err == nil && !isObject(out) {
+			err = fmt.Errorf("the input handler's %s result is not a JSON object", method)
+		}
+		return out, err
+	}
 	switch method {
 	case "elicitation/create":
 		if c.opts.Elicit == nil {
@@ -130,6 +137,10 @@ func (c *Client) onServerRequest(ctx context.Context, m *jsonrpc.Message) []byte
 		out, err := c.answerInput(ctx, m.Method, m.Params)
 		if errors.Is(err, errNoHandler) {
 			return jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: m.Method + ": " + err.Error()})
+		}
+		var me *mcp.Error
+		if errors.As(err, &me) {
+			return jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: me.Code, Message: me.Message})
 		}
 		if err != nil {
 			return jsonrpc.AppendError(nil, id, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
@@ -255,4 +266,16 @@ func (c *Client) observe(m *jsonrpc.Message) {
 	if c.cache != nil && m.IsNotification() {
 		c.cache.invalidate(m)
 	}
+}
+
+// isObject reports whether raw is a JSON object (leading space allowed).
+func isObject(raw json.RawMessage) bool {
+	for _, b := range raw {
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b == '{' && json.Valid(raw)
+	}
+	return false
 }

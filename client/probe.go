@@ -92,6 +92,30 @@ func processExit(conn iclient.Conn) (ProcessExit, bool) {
 	return ProcessExit{Code: e.Code, Forced: e.Forced, AfterStdinClose: e.AfterStdinClose}, ok
 }
 
+// Done returns a channel that is closed when the connection ended: a
+// stdio server's output closed (its process exited, say) or the client was
+// closed. Later calls fail with ErrClosed. It is for supervisors (the
+// bridge restarts a backend that exited).
+func (c *Client) Done() <-chan struct{} {
+	if sc, ok := c.sess.Conn().(interface{ Done() <-chan struct{} }); ok {
+		return anyDone(sc.Done(), c.life.Done())
+	}
+	return c.life.Done()
+}
+
+// anyDone returns a channel closed when a or b is.
+func anyDone(a, b <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{})
+	go func() {
+		select {
+		case <-a:
+		case <-b:
+		}
+		close(out)
+	}()
+	return out
+}
+
 // ProcessExit returns how a stdio server's process ended, once it has
 // (after Close, or when it died); false for other transports and while
 // the process runs.

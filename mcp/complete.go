@@ -100,8 +100,11 @@ func handleComplete(ctx context.Context, x *exchange, dst []byte) ([]byte, error
 	switch cp.refType {
 	case "ref/prompt":
 		name := cp.refName
-		p, err := x.findPrompt(ctx, name)
+		p, err := x.lookupPrompt(ctx, name)
 		if err != nil {
+			return nil, err
+		}
+		if err := x.requireScopes(p.prompt.Scopes); err != nil {
 			return nil, err
 		}
 		if p.prompt.argument(argName) == nil {

@@ -124,6 +124,9 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 	}
 	sn := s.snapshot()
 	h, ok := methods[msg.Method]
+	if ph, provided := sn.provided(msg.Method); provided {
+		h = ph
+	}
 	if !ok {
 		h, ok = sn.customHandler(msg.Method, modernWire{})
 	}

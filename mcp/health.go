@@ -22,7 +22,8 @@ var ErrShuttingDown = errors.New("mcp: the server is shutting down")
 // Ready reports whether the server should get traffic: nil when it
 // should, and the reason otherwise. It fails from the moment Shutdown is
 // called, and while the configured Bus, Legacy.SessionStore or
-// Tasks.Store implements ReadyChecker and reports an error. It is safe for
+// Tasks.Store implements ReadyChecker and reports an error, and while one
+// of ServerOptions.ReadyChecks reports an error. It is safe for
 // concurrent use; ReadinessHandler serves it over HTTP.
 func (s *Server) Ready(ctx context.Context) error {
 	if s.shuttingDown.Load() {
@@ -33,6 +34,11 @@ func (s *Server) Ready(ctx context.Context) error {
 			if err := rc.Ready(ctx); err != nil {
 				return err
 			}
+		}
+	}
+	for _, rc := range s.opts.ReadyChecks {
+		if err := rc.Ready(ctx); err != nil {
+			return err
 		}
 	}
 	return nil

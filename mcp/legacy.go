@@ -183,6 +183,9 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 		h, ok = methods[msg.Method]
 	}
 	sn := s.snapshot()
+	if ph, provided := sn.provided(msg.Method); provided {
+		h, ok = ph, true
+	}
 	if !ok {
 		h, ok = sn.customHandler(msg.Method, legacyWire{})
 	}
@@ -417,12 +420,16 @@ func (s *Server) initializeResult(version string) []byte {
 	if caps.Resources != nil {
 		lc.Resources = &ResourcesCapability{ListChanged: true, Subscribe: true}
 	}
+	if sn.advertised {
+		// Advertise: only what the declaration grants.
+		lc.Tools, lc.Prompts, lc.Resources, lc.Logging = caps.Tools, caps.Prompts, caps.Resources, caps.Logging
+	}
 	res := struct {
 		ProtocolVersion string             `json:"protocolVersion"`
 		Capabilities    legacyCapabilities `json:"capabilities"`
 		ServerInfo      Implementation     `json:"serverInfo"`
 		Instructions    string             `json:"instructions,omitempty"`
-	}{version, lc, s.implementation(), s.opts.Instructions}
+	}{version, lc, s.implementation(), sn.instructions}
 	return mustMarshal(res)
 }
 

@@ -128,30 +128,31 @@ func (sn *snapshot) customHandler(method string, w era) (methodHandler, bool) {
 	return cm.h, true
 }
 
-// serve runs a custom method's handler and encodes its result.
+// serve runs a custom method's handler through the call skeleton and
+// encodes its result. (Lookup is snapshot.customHandler, at dispatch.)
 func (cm *customMethod) serve(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	info, err := x.requestInfo()
-	if err != nil {
-		return nil, err
-	}
-	req := &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: cm.name}
-	if len(x.params) > 0 {
-		req.Params = json.RawMessage(x.params)
-	}
-	if err := x.openRound(&req.rd, info); err != nil {
-		return nil, err
-	}
-	res, err := cm.handler(ctx, req)
-	if err != nil {
-		if e := cancelled(ctx, err); e != nil {
-			return nil, e
-		}
-		if _, ok := asError(err); !ok && isInputRequired(err) {
-			return x.appendInputRequired(dst, &req.rd)
-		}
-		return nil, fmt.Errorf("method %q: %w", cm.name, err)
-	}
-	var body []byte
+	var req *MethodRequest
+	return callPrimitive(ctx, x, dst, primitive{kind: kindMethod, name: cm.name}, nil, &primitiveCall[any]{
+		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			req = &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: cm.name}
+			if len(x.params) > 0 {
+				req.Params = json.RawMessage(x.params)
+			}
+			return &req.rd, nil, false, nil
+		},
+		run:    func(ctx context.Context) (any, error) { return cm.handler(ctx, req) },
+		encode: func(dst []byte, res any) ([]byte, error) { return x.appendMethodResult(dst, cm.name, res) },
+	})
+}
+
+// appendMethodResult appends the response carrying res, the result of the
+// custom method name: nil is {}, a json.RawMessage is sent as it is, and
+// anything else is encoded with encoding/json; it must be a JSON object.
+func (x *exchange) appendMethodResult(dst []byte, name string, res any) ([]byte, error) {
+	var (
+		body []byte
+		err  error
+	)
 	switch r := res.(type) {
 	case nil:
 		body = []byte("{}")
@@ -159,11 +160,11 @@ func (cm *customMethod) serve(ctx context.Context, x *exchange, dst []byte) ([]b
 		body = r
 	default:
 		if body, err = json.Marshal(res); err != nil {
-			return nil, fmt.Errorf("method %q: encoding the result: %w", cm.name, err)
+			return nil, fmt.Errorf("method %q: encoding the result: %w", name, err)
 		}
 	}
 	if len(body) == 0 || body[0] != '{' {
-		return nil, fmt.Errorf("method %q: the result is not a JSON object", cm.name)
+		return nil, fmt.Errorf("method %q: the result is not a JSON object", name)
 	}
 	return x.appendResult(dst, resultComplete, false, body, nil), nil
 }

@@ -109,16 +109,7 @@ func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResul
 	params, perr := encodeSampling(p)
 	var res *CreateMessageResult
 	err := r.resolve(key, inputSample, params, perr, func(c *ClientCapabilities) *Error {
-		if c.Sampling == nil {
-			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{}})
-		}
-		if p != nil && (p.IncludeContext == "thisServer" || p.IncludeContext == "allServers") && c.Sampling.Context == nil {
-			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{Context: json.RawMessage("{}")}})
-		}
-		if p != nil && (len(p.Tools) > 0 || p.ToolChoice != nil) && c.Sampling.Tools == nil {
-			return MissingCapability(ClientCapabilities{Sampling: &SamplingCapability{Tools: json.RawMessage("{}")}})
-		}
-		return nil
+		return missingFor(c, inputSample, params) // provider.go
 	}, func(raw []byte) error {
 		var err error
 		res, err = decodeSamplingResult(raw)
@@ -142,10 +133,7 @@ func (r *inputs) Sample(key string, p *CreateMessageParams) (*CreateMessageResul
 func (r *inputs) ListRoots(key string) (*ListRootsResult, error) {
 	var res *ListRootsResult
 	err := r.resolve(key, inputRoots, []byte("{}"), nil, func(c *ClientCapabilities) *Error {
-		if c.Roots == nil {
-			return MissingCapability(ClientCapabilities{Roots: &RootsCapability{}})
-		}
-		return nil
+		return missingFor(c, inputRoots, nil)
 	}, func(raw []byte) error {
 		var err error
 		res, err = decodeRootsResult(raw)

@@ -161,18 +161,15 @@ func handlePromptsList(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 	return x.servePage(ctx, x.snap.promptsList, dst)
 }
 
-// findPrompt returns the named prompt if it exists and the caller may see
-// it, and -32602 otherwise.
-func (x *exchange) findPrompt(ctx context.Context, name string) (*promptEntry, error) {
+// lookupPrompt returns the named prompt if it exists and the caller may
+// see it, and kindPrompt.notFound otherwise.
+func (x *exchange) lookupPrompt(ctx context.Context, name string) (*promptEntry, error) {
 	p := x.snap.prompts[name]
 	if p == nil {
-		return nil, InvalidParams("Unknown prompt: " + name)
+		return nil, kindPrompt.notFound(name)
 	}
 	if ok, err := x.visible(ctx, p); err != nil || !ok {
-		return nil, orError(err, InvalidParams("Unknown prompt: "+name))
-	}
-	if err := x.requireScopes(p.prompt.Scopes); err != nil {
-		return nil, err
+		return nil, orError(err, kindPrompt.notFound(name))
 	}
 	return p, nil
 }
@@ -252,36 +249,34 @@ func handlePromptsGet(ctx context.Context, x *exchange, dst []byte) ([]byte, err
 	if !ok {
 		return nil, InvalidParams("Invalid params: prompts/get needs a string name")
 	}
-	p, err := x.findPrompt(ctx, name)
+	p, err := x.lookupPrompt(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	argsV, _ := x.param("arguments")
-	args, err := stringMap(argsV, "arguments")
-	if err != nil {
-		return nil, err
-	}
-	if e := p.prompt.checkArguments(args); e != nil {
-		return nil, e
-	}
-	info, err := x.requestInfo()
-	if err != nil {
-		return nil, err
-	}
-	req := &PromptRequest{requestBase: requestBase{x: x}, Info: info, Name: name, Arguments: args}
-	if err := x.openRound(&req.rd, info); err != nil {
-		return nil, err
-	}
-	res, err := p.handler(ctx, req)
-	if err != nil {
-		if e := cancelled(ctx, err); e != nil {
-			return nil, e
-		}
-		if _, ok := asError(err); !ok && isInputRequired(err) {
-			return x.appendInputRequired(dst, &req.rd)
-		}
-		return nil, fmt.Errorf("prompt %q: %w", name, err)
-	}
+	var req *PromptRequest
+	return callPrimitive(ctx, x, dst, primitive{kind: kindPrompt, name: name, scopes: p.prompt.Scopes}, nil, &primitiveCall[*GetPromptResult]{
+		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			argsV, _ := x.param("arguments")
+			args, err := stringMap(argsV, "arguments")
+			if err != nil {
+				return nil, nil, true, err
+			}
+			if e := p.prompt.checkArguments(args); e != nil {
+				return nil, nil, true, e
+			}
+			req = &PromptRequest{requestBase: requestBase{x: x}, Info: info, Name: name, Arguments: args}
+			return &req.rd, nil, false, nil
+		},
+		run: func(ctx context.Context) (*GetPromptResult, error) { return p.handler(ctx, req) },
+		encode: func(dst []byte, res *GetPromptResult) ([]byte, error) {
+			return x.appendPromptResult(dst, name, res)
+		},
+	})
+}
+
+// appendPromptResult appends the response carrying res, the result of the
+// prompt name.
+func (x *exchange) appendPromptResult(dst []byte, name string, res *GetPromptResult) ([]byte, error) {
 	if res == nil {
 		res = &GetPromptResult{}
 	}

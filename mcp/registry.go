@@ -49,6 +49,13 @@ type snapshot struct {
 
 	// custom are the custom methods (AddMethod); nil when none.
 	custom map[string]*customMethod
+	// advertised is set when Server.Advertise set the capabilities.
+	advertised bool
+	// instructions are what server/discover and initialize send.
+	instructions string
+	// provider serves ProvidedMethods when ServerOptions.Provider is set
+	// (provider.go); nil otherwise.
+	provider methodHandler
 
 	// listenKinds has bit 1<<ChangeKind set for every kind of change a
 	// subscriptions/listen stream can ask for; 0 when listen is off.
@@ -96,13 +103,22 @@ func (r *registry) build(s *Server) *snapshot {
 		}
 	}
 
+	sn.advertise(s.advert, s.listen.enabled())
+	instructions := s.opts.Instructions
+	if s.opts.Provider != nil {
+		sn.provider = serveProvided
+	}
+	if s.advert != nil && s.advert.Instructions != "" {
+		instructions = s.advert.Instructions
+	}
+	sn.instructions = instructions
 	body := []byte(`{"supportedVersions":`)
 	body = append(body, mustMarshal(s.versions)...)
 	body = append(body, `,"capabilities":`...)
 	body = append(body, mustMarshal(sn.caps)...)
-	if s.opts.Instructions != "" {
+	if instructions != "" {
 		body = append(body, `,"instructions":`...)
-		body = wire.AppendString(body, s.opts.Instructions)
+		body = wire.AppendString(body, instructions)
 	}
 	body = append(body, '}')
 	sn.discover = s.appendResultObject(nil, modernWire{}, resultComplete, true, body, nil)

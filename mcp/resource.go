@@ -248,6 +248,41 @@ func handleResourceTemplatesList(ctx context.Context, x *exchange, dst []byte) (
 	return x.servePage(ctx, x.snap.templatesList, dst)
 }
 
+// resolvedResource is what lookupResource found for a URI: a resource, or
+// the first template that matches it, with what reading it needs.
+type resolvedResource struct {
+	handler  ResourceHandler
+	mimeType string
+	ttl      time.Duration
+	scope    CacheScope
+	scopes   []string
+	template string            // the matched template's URITemplate; "" for a resource
+	params   map[string]string // the template's variables
+}
+
+// lookupResource finds what a resources/read of uri reads: the resource
+// registered under uri when the caller may see it, and otherwise the first
+// visible template that matches uri; ResourceNotFound when there is none.
+func (x *exchange) lookupResource(ctx context.Context, uri string) (resolvedResource, error) {
+	if r := x.snap.resources[uri]; r != nil {
+		visible, err := x.visible(ctx, r)
+		if err != nil {
+			return resolvedResource{}, err
+		}
+		if visible {
+			return resolvedResource{handler: r.handler, mimeType: r.resource.MIMEType, ttl: r.resource.CacheTTL, scope: r.resource.CacheScope, scopes: r.resource.Scopes}, nil
+		}
+	}
+	t, params, err := x.findTemplate(ctx, uri)
+	if err != nil {
+		return resolvedResource{}, err
+	}
+	if t == nil {
+		return resolvedResource{}, kindResource.notFound(uri)
+	}
+	return resolvedResource{handler: t.handler, mimeType: t.template.MIMEType, ttl: t.template.CacheTTL, scope: t.template.CacheScope, scopes: t.template.Scopes, template: t.template.URITemplate, params: params}, nil
+}
+
 // findTemplate returns the first visible template that uri matches, with
 // the matched variables.
 func (x *exchange) findTemplate(ctx context.Context, uri string) (*templateEntry, map[string]string, error) {
@@ -281,57 +316,28 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 		return nil, e
 	}
 	uri := rp.uri
-	req := &ResourceRequest{URI: uri}
-	var (
-		handler         ResourceHandler
-		mimeType        string
-		ttl             time.Duration
-		scope           CacheScope
-		visible, inList bool
-		scopes          []string
-		err             error
-	)
-	if r := x.snap.resources[uri]; r != nil {
-		inList = true
-		if visible, err = x.visible(ctx, r); err != nil {
-			return nil, err
-		}
-		handler, mimeType, ttl, scope = r.handler, r.resource.MIMEType, r.resource.CacheTTL, r.resource.CacheScope
-		scopes = r.resource.Scopes
-	}
-	if !inList || !visible {
-		t, params, err := x.findTemplate(ctx, uri)
-		if err != nil {
-			return nil, err
-		}
-		if t == nil {
-			return nil, ResourceNotFound(uri)
-		}
-		req.Template, req.Params = t.template.URITemplate, params
-		handler, mimeType, ttl, scope = t.handler, t.template.MIMEType, t.template.CacheTTL, t.template.CacheScope
-		scopes = t.template.Scopes
-	}
-	if err := x.requireScopes(scopes); err != nil {
-		return nil, err
-	}
-	info, err := x.requestInfo()
+	r, err := x.lookupResource(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
-	req.requestBase, req.Info = requestBase{x: x}, info
-	if err := x.openRound(&req.rd, info); err != nil {
-		return nil, err
-	}
-	res, err := handler(ctx, req)
-	if err != nil {
-		if e := cancelled(ctx, err); e != nil {
-			return nil, e
-		}
-		if _, ok := asError(err); !ok && isInputRequired(err) {
-			return x.appendInputRequired(dst, &req.rd)
-		}
-		return nil, fmt.Errorf("reading resource %q: %w", uri, err)
-	}
+	var req *ResourceRequest
+	p := primitive{kind: kindResource, name: uri, scopes: r.scopes}
+	return callPrimitive(ctx, x, dst, p, nil, &primitiveCall[*ReadResourceResult]{
+		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			req = &ResourceRequest{requestBase: requestBase{x: x}, Info: info, URI: uri, Template: r.template, Params: r.params}
+			return &req.rd, nil, false, nil
+		},
+		run: func(ctx context.Context) (*ReadResourceResult, error) { return r.handler(ctx, req) },
+		encode: func(dst []byte, res *ReadResourceResult) ([]byte, error) {
+			return x.appendReadResult(dst, uri, &r, res)
+		},
+	})
+}
+
+// appendReadResult appends the response carrying res, the result of
+// reading uri as r.
+func (x *exchange) appendReadResult(dst []byte, uri string, r *resolvedResource, res *ReadResourceResult) ([]byte, error) {
+	mimeType, ttl, scope := r.mimeType, r.ttl, r.scope
 	if res == nil || len(res.Contents) == 0 {
 		return nil, ResourceNotFound(uri)
 	}
@@ -359,6 +365,7 @@ func handleResourcesRead(ctx context.Context, x *exchange, dst []byte) ([]byte, 
 	body = append(body, "]}"...)
 	var meta []byte
 	if len(res.Meta) > 0 {
+		var err error
 		if meta, err = json.Marshal(res.Meta); err != nil {
 			return nil, fmt.Errorf("reading resource %q: encoding _meta: %w", uri, err)
 		}

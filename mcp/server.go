@@ -137,6 +137,20 @@ type ServerOptions struct {
 	// accepts, and Protected Resource Metadata tells clients where to get
 	// one. stdio is not affected. See AuthOptions.
 	Auth *AuthOptions
+
+	// Provider, when set, answers tools/list, tools/call, prompts/list,
+	// prompts/get, resources/list, resources/templates/list,
+	// resources/read and completion/complete per request, in place of the
+	// registry (which keeps serving custom methods, skills, listen and
+	// tasks). What server/discover declares is then set with
+	// Server.Advertise. See Provider.
+	Provider Provider
+
+	// ReadyChecks are consulted by Ready (and /readyz) after the Bus and
+	// the stores: the first error makes the server not ready. ReadyFunc
+	// adapts a function. They are called concurrently and should return
+	// quickly (a probe is bounded by two seconds).
+	ReadyChecks []ReadyChecker
 }
 
 // Server is an MCP server. Create one with NewServer, register tools and
@@ -191,6 +205,8 @@ type Server struct {
 	// skillsWatch is the watcher of the last AddSkills (skills.go), or
 	// nil. Guarded by mu.
 	skillsWatch *skillsWatch
+	// advert is what Advertise set, or nil. Guarded by mu.
+	advert *Advertisement
 }
 
 // NewServer returns a Server configured by opts (nil means defaults).

@@ -392,61 +392,67 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	} else if !jsonscan.IsObject(args) {
 		return nil, InvalidParams("Invalid params: arguments must be an object")
 	}
+	t, err := x.lookupTool(ctx, name, raw)
+	if err != nil {
+		return nil, err
+	}
+	name = t.tool.Name
+	var req *ToolRequest
+	p := primitive{kind: kindTool, name: name, scopes: t.tool.Scopes}
+	return callPrimitive(ctx, x, dst, p, toolErrorResult, &primitiveCall[*CallToolResult]{
+		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			if x.era().paramHeaders() && x.info.Header != nil && len(t.headers) > 0 {
+				if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
+					return nil, nil, true, e
+				}
+			}
+			task := t.tool.TaskSupport != TaskNone && info.ClientCapabilities.HasExtension(TasksExtension)
+			if !task && t.tool.TaskSupport == TaskRequired {
+				return nil, nil, true, missingTasksExtension()
+			}
+			if msg := t.keys.check(args); msg != "" {
+				out, err := x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+msg))
+				return nil, out, true, err
+			}
+			if verr := t.input.ValidateJSON(args); verr != nil { // args were validated with the request
+				out, err := x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+verr.Error()))
+				return nil, out, true, err
+			}
+			if task {
+				out, err := x.callTask(ctx, t, name, dst)
+				return nil, out, true, err
+			}
+			req = x.newToolRequest()
+			*req = ToolRequest{requestBase: requestBase{x: x}, Info: info, Name: name, Arguments: json.RawMessage(args)}
+			return &req.rd, nil, false, nil
+		},
+		run: func(ctx context.Context) (*CallToolResult, error) { return x.invokeTool(ctx, t, req) },
+		encode: func(dst []byte, res *CallToolResult) ([]byte, error) {
+			return x.appendToolResult(dst, name, res)
+		},
+	})
+}
+
+// lookupTool finds the tool a tools/call names (name, or its unescaped
+// bytes raw when name is "") and the caller may see; it answers
+// kindTool.notFound otherwise.
+func (x *exchange) lookupTool(ctx context.Context, name string, raw []byte) (*toolEntry, error) {
 	var t *toolEntry
 	if name == "" {
 		// No escapes: look the tool up without copying its name.
-		if t = x.snap.tools[string(raw)]; t != nil {
-			name = t.tool.Name
-		} else {
+		if t = x.snap.tools[string(raw)]; t == nil {
 			name = string(raw)
 		}
 	} else {
 		t = x.snap.tools[name]
 	}
 	if t == nil {
-		return nil, InvalidParams("Unknown tool: " + name)
+		return nil, kindTool.notFound(name)
 	}
 	if ok, err := x.visible(ctx, t); err != nil || !ok {
-		return nil, orError(err, InvalidParams("Unknown tool: "+name))
+		return nil, orError(err, kindTool.notFound(t.tool.Name))
 	}
-	if err := x.requireScopes(t.tool.Scopes); err != nil {
-		return nil, err
-	}
-	if x.era().paramHeaders() && x.info.Header != nil && len(t.headers) > 0 {
-		if e := checkParamHeaders(t.headers, args, x.info.Header); e != nil {
-			return nil, e
-		}
-	}
-	info, err := x.requestInfo()
-	if err != nil {
-		return nil, err
-	}
-	task := t.tool.TaskSupport != TaskNone && info.ClientCapabilities.HasExtension(TasksExtension)
-	if !task && t.tool.TaskSupport == TaskRequired {
-		return nil, missingTasksExtension()
-	}
-	if msg := t.keys.check(args); msg != "" {
-		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+msg))
-	}
-	if verr := t.input.ValidateJSON(args); verr != nil { // args were validated with the request
-		return x.appendToolResult(dst, name, errorResult("Invalid arguments for tool "+name+": "+verr.Error()))
-	}
-	if task {
-		return x.callTask(ctx, t, name, dst)
-	}
-	req := x.newToolRequest()
-	*req = ToolRequest{requestBase: requestBase{x: x}, Info: info, Name: name, Arguments: json.RawMessage(args)}
-	if err := x.openRound(&req.rd, info); err != nil {
-		return nil, err
-	}
-	res, err := x.invokeTool(ctx, t, req)
-	if err != nil {
-		if isTaskInput(err) {
-			return x.appendInputRequired(dst, &req.rd)
-		}
-		return nil, err
-	}
-	return x.appendToolResult(dst, name, res)
+	return t, nil
 }
 
 // invokeTool runs a tool's handler. An ordinary error becomes an isError
@@ -456,13 +462,9 @@ func handleToolsCall(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 func (x *exchange) invokeTool(ctx context.Context, t *toolEntry, req *ToolRequest) (*CallToolResult, error) {
 	res, err := t.handler(ctx, req)
 	if err != nil {
-		if _, ok := asError(err); ok || isInputRequired(err) {
+		if res, err = settleError(ctx, primitive{kind: kindTool, name: req.Name}, toolErrorResult, err); err != nil {
 			return nil, err
 		}
-		if e := cancelled(ctx, err); e != nil {
-			return nil, e
-		}
-		res = errorResult(err.Error())
 	} else if res == nil {
 		res = &CallToolResult{}
 	}

@@ -98,7 +98,7 @@ func StartCommand(argv []string, opts *CommandOptions) (*StreamConn, error) {
 		pw.Close()
 		close(p.waited)
 	}()
-	c := &StreamConn{w: stdin, mux: newMux(), proc: p}
+	c := &StreamConn{w: stdin, mux: newMux(), proc: p, done: make(chan struct{})}
 	go c.readLoop(pr)
 	return c, nil
 }

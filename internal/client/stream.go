@@ -29,12 +29,14 @@ type StreamConn struct {
 
 	gmu     sync.Mutex
 	garbage []string // stdout lines that were not JSON-RPC messages
+
+	done chan struct{} // closed when the read loop ended
 }
 
 // NewStreamConn returns a connection that writes messages to w and reads
 // them from r. Close closes w.
 func NewStreamConn(r io.Reader, w io.WriteCloser) *StreamConn {
-	c := &StreamConn{w: w, mux: newMux()}
+	c := &StreamConn{w: w, mux: newMux(), done: make(chan struct{})}
 	go c.readLoop(r)
 	return c
 }
@@ -51,6 +53,7 @@ func (c *StreamConn) readLoop(r io.Reader) {
 		}
 		if err != nil {
 			c.mux.fail(ErrClosed)
+			close(c.done)
 			return
 		}
 	}
@@ -201,6 +204,10 @@ func (c *StreamConn) Close() error {
 	}
 	return err
 }
+
+// Done is closed when the server's output ended (its process exited, or
+// the stream was closed): every later request fails.
+func (c *StreamConn) Done() <-chan struct{} { return c.done }
 
 // Exit returns how a process started by StartCommand ended; ok is false
 // while it runs (or for a StreamConn over plain streams).

@@ -1,0 +1,118 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// capsServer has a tool that reports the capabilities its request declared
+// and one that samples.
+func capsServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{make([]byte, 32)}}})
+	mcp.AddTool(s, &mcp.Tool{Name: "caps", Description: "Reports the declared capabilities."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			b, err := json.Marshal(req.Info.ClientCapabilities)
+			return string(b), err
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Samples."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			r, err := req.Sample("s", &mcp.CreateMessageParams{Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}}, MaxTokens: 3})
+			if err != nil {
+				return "", err
+			}
+			return r.Model + ":" + r.Text(), nil
+		})
+	return s
+}
+
+func TestOptionsCapabilitiesExact(t *testing.T) {
+	want := mcp.ClientCapabilities{
+		Roots:       &mcp.RootsCapability{ListChanged: true},
+		Sampling:    &mcp.SamplingCapability{Tools: json.RawMessage("{}"), Context: json.RawMessage("{}")},
+		Elicitation: &mcp.ElicitationCapability{URL: json.RawMessage("{}")},
+		Extensions:  map[string]json.RawMessage{"x.example/ext": json.RawMessage(`{"a":1}`)},
+	}
+	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+		t.Run(string(era), func(t *testing.T) {
+			c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Era: era, Capabilities: &want})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			res, err := c.CallTool(context.Background(), "caps", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got mcp.ClientCapabilities
+			if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil {
+				t.Fatal(err)
+			}
+			w := want
+			if era == client.EraLegacy {
+				w.Extensions = nil // mcp's legacy era negotiates extensions per request only
+			}
+			if diff := cmp.Diff(w, got); diff != "" {
+				t.Errorf("the server saw (-declared +seen):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Options.Input answers input requests raw, in both eras (a legacy
+// server's real request, a modern server's input_required round); a
+// *mcp.Error it returns reaches a legacy server as that error.
+func TestOptionsInputRaw(t *testing.T) {
+	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+		t.Run(string(era), func(t *testing.T) {
+			var mu sync.Mutex
+			var methods []string
+			fail := false
+			in := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				methods = append(methods, method)
+				if fail {
+					return nil, &mcp.Error{Code: -32600, Message: "no caller to ask"}
+				}
+				return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"yo"},"model":"m1"}`), nil
+			}
+			caps := mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}
+			c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Era: era, Capabilities: &caps, Input: in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			res, err := c.CallTool(context.Background(), "sample", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; got != "m1:yo" {
+				t.Errorf("tool said %q, want the raw answer used", got)
+			}
+			if diff := cmp.Diff([]string{"sampling/createMessage"}, methods); diff != "" {
+				t.Error(diff)
+			}
+			if era != client.EraLegacy {
+				return
+			}
+			fail = true
+			_, err = c.CallTool(context.Background(), "sample", nil)
+			if err == nil {
+				t.Fatal("call succeeded although the input handler failed")
+			}
+			var me *mcp.Error
+			var te *client.ToolError
+			if !errors.As(err, &te) && !errors.As(err, &me) {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+}
