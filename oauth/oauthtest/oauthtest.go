@@ -335,11 +335,13 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveJWKS(w http.ResponseWriter, r *http.Request) {
-	pub := s.key.PublicKey
 	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-	x, y := make([]byte, 32), make([]byte, 32)
-	pub.X.FillBytes(x)
-	pub.Y.FillBytes(y)
+	raw, err := s.key.PublicKey.Bytes() // 0x04 || X || Y, 32 bytes each for P-256
+	if err != nil || len(raw) != 65 {
+		http.Error(w, "oauthtest: encoding the key", http.StatusInternalServerError)
+		return
+	}
+	x, y := raw[1:33], raw[33:]
 	w.Header().Set("Content-Type", "application/jwk-set+json")
 	json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{
 		"kty": "EC", "crv": "P-256", "kid": s.kid, "use": "sig", "alg": "ES256", "x": b64(x), "y": b64(y)}}})
