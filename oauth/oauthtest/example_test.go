@@ -35,7 +35,7 @@ func ExampleStart() {
 		})
 	h = s.NewHTTPServer("", "/mcp").Handler
 
-	tr, err := auth.NewTransport(rs.URL+"/mcp", auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: as.Client()})
+	tr, err := auth.NewTransport(rs.URL+"/mcp", auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}})
 	if err != nil {
 		log.Fatal(err)
 	}

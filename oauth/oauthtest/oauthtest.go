@@ -7,7 +7,8 @@
 //
 // With an MCP server it stands for the authorization server of a protected resource: give
 // mcp.AuthOptions Server.Verifier(resource) and Server.URL, and a client/auth Transport either
-// Server.Client (client credentials) or Server.Interaction (authorization code).
+// the pre-registered Server.ClientID and ClientSecret (client credentials) or
+// Server.Interaction (authorization code).
 //
 // It is for tests and examples: it checks what a client sends as a strict server would (PKCE,
 // redirect URI, client authentication, grant types) and answers with OAuth errors, but it keeps
@@ -35,7 +36,6 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/mcpkit/mcpkit/client/auth"
 	"github.com/mcpkit/mcpkit/oauth"
 )
 
@@ -65,6 +65,10 @@ type Options struct {
 	Subject string
 	// NoRefreshTokens keeps the authorization-code grant from issuing refresh tokens.
 	NoRefreshTokens bool
+	// Wrap, when set, wraps the server's HTTP handler: a test can record the requests, or
+	// answer or alter some of them itself (an error from the token endpoint, a redirect
+	// without iss).
+	Wrap func(http.Handler) http.Handler
 }
 
 // Server is a running authorization server. Its methods are safe for concurrent use.
@@ -72,7 +76,7 @@ type Server struct {
 	// URL is the issuer identifier and base URL, http://127.0.0.1:PORT.
 	URL string
 	// ClientID and ClientSecret are a pre-registered confidential client, for the
-	// client-credentials grant (Server.Client returns them for client/auth).
+	// client-credentials grant (auth.Client{ID: s.ClientID, Secret: s.ClientSecret}).
 	ClientID, ClientSecret string
 
 	srv *httptest.Server
@@ -129,13 +133,25 @@ func Start(opts *Options) (*Server, error) {
 	mux.HandleFunc("POST /register", s.serveRegister)
 	mux.HandleFunc("GET /authorize", s.serveAuthorize)
 	mux.HandleFunc("POST /token", s.serveToken)
-	s.srv = httptest.NewServer(mux) // 127.0.0.1, a free port
+	var h http.Handler = mux
+	if s.opts.Wrap != nil {
+		h = s.opts.Wrap(mux)
+	}
+	s.srv = httptest.NewServer(h) // 127.0.0.1, a free port
 	s.URL = s.srv.URL
 	return s, nil
 }
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
+
+// AddClient registers a confidential client (client_secret_basic or client_secret_post), as
+// if it had been registered out of band.
+func (s *Server) AddClient(id, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients[id] = &clientReg{secret: secret}
+}
 
 // SetScopes replaces Options.Scopes for the requests that follow.
 func (s *Server) SetScopes(scopes ...string) {
@@ -188,21 +204,21 @@ func (s *Server) Verifier(resource string) *oauth.JWTVerifier {
 	return v
 }
 
-// Client returns the pre-registered client's credentials for client/auth (Options.Client),
-// with the client-credentials grant in Options.Grant.
-func (s *Server) Client() *auth.Client {
-	return &auth.Client{ID: s.ClientID, Secret: s.ClientSecret, Issuer: s.URL}
-}
+// Interaction returns a Browser: what client/auth calls an Interaction (Options.Interaction),
+// standing for the user's browser against this server.
+func (s *Server) Interaction() Browser { return Browser{} }
 
-// Interaction returns an auth.Interaction that stands for the user's browser: it follows the
-// authorization URL, which this server approves at once, and returns the redirect's query.
-func (s *Server) Interaction() auth.Interaction { return interaction{} }
+// Browser stands for the user's browser in the authorization-code grant: Authorize follows the
+// authorization URL, which the server approves at once, and returns the query of the redirect
+// to RedirectURL. It implements client/auth's Interaction (this package does not import
+// client/auth, so that client/auth's own tests can use it).
+type Browser struct{}
 
-type interaction struct{}
+// RedirectURL is the redirect URI the client registers and sends; nothing listens on it.
+func (Browser) RedirectURL() string { return "http://127.0.0.1:1/callback" }
 
-func (interaction) RedirectURL() string { return "http://127.0.0.1:1/callback" }
-
-func (interaction) Authorize(ctx context.Context, authURL string) (url.Values, error) {
+// Authorize requests authURL and returns the query of the redirect it answers with.
+func (Browser) Authorize(ctx context.Context, authURL string) (url.Values, error) {
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {

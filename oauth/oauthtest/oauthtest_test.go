@@ -75,7 +75,7 @@ func TestGrants(t *testing.T) {
 		want string
 	}{
 		{name: "client credentials", opts: func(as *oauthtest.Server) auth.Options {
-			return auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: as.Client()}
+			return auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}}
 		}, want: "oauthtest-client notes:read"},
 		{name: "authorization code with PKCE, registered dynamically", opts: func(as *oauthtest.Server) auth.Options {
 			return auth.Options{Interaction: as.Interaction(), NoDPoP: true}
@@ -104,7 +104,7 @@ func TestGrants(t *testing.T) {
 // naming it, after one step-up.
 func TestWithheldScope(t *testing.T) {
 	as := oauthtest.NewServer(t, &oauthtest.Options{Scopes: []string{"notes:read"}})
-	c, err := connect(t, protected(t, as), auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: as.Client()})
+	c, err := connect(t, protected(t, as), auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestMintedTokens(t *testing.T) {
 
 	// SetAudience: tokens from a grant now name another resource, and the MCP server refuses them.
 	as.SetAudience("https://elsewhere.example/mcp")
-	c, err := connect(t, mcpURL, auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: as.Client()})
+	c, err := connect(t, mcpURL, auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}})
 	if err == nil {
 		_, err = call(t, c, "whoami")
 	}
