@@ -191,7 +191,7 @@ ensure_staticcheck() {
   mkdir -p "$CACHE/bin"
   local tmp
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-staticcheck.XXXXXX")
-  GOBIN=$tmp go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+  quietly "go install staticcheck" env GOBIN="$tmp" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
   mv "$tmp/staticcheck" "$STATICCHECK_BIN"
   rm -rf "$tmp"
 }

@@ -394,8 +394,10 @@ GO_MODCACHE_MB=700 GO_BUILDCACHE_MB=1500
 # with the module cache as its proxy). tidy -diff writes nothing; its verdict is not ours here.
 go_fetch() {
   log "go list -m all in ${1#"$ROOT"/}"
-  (cd "$1" && go list -m all >/dev/null && go list -deps -test ./... >/dev/null &&
-    { go mod tidy -diff >/dev/null || true; })
+  # quietly: the go command's "downloading" lines go to a log shown only on failure.
+  (cd "$1" && quietly "go list -m all in ${1#"$ROOT"/}" go list -m all &&
+    quietly "go list -deps -test ./... in ${1#"$ROOT"/}" go list -deps -test ./... &&
+    { go mod tidy -diff >/dev/null 2>&1 || true; })
 }
 
 # go_fetch_docs: the same for the module internal/doccheck builds from the docs' Go blocks (whose
