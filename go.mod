@@ -14,6 +14,11 @@ require (
 )
 
 require (
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
+
+require (
 	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/sys v0.50.0 // indirect
 )

@@ -10,7 +10,7 @@ import (
 )
 
 func benchServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "bench"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "bench"}})
 	type In struct {
 		Text string `json:"text"`
 	}

@@ -290,7 +290,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, params map[string
 		if ctx.Err() != nil && !errors.Is(err, ErrTimeout) {
 			return nil, fmt.Errorf("client: %s: %w", method, ctx.Err())
 		}
-		return nil, fmt.Errorf("client: %s: %w", method, err)
+		return nil, fmt.Errorf("client: %s: %w", method, publicError(err))
 	}
 	if r.TooLarge {
 		return nil, fmt.Errorf("client: %s: %w", method, ErrTooLarge)

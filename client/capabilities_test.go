@@ -40,9 +40,9 @@ func TestOptionsCapabilitiesExact(t *testing.T) {
 		Elicitation: &mcp.ElicitationCapability{URL: json.RawMessage("{}")},
 		Extensions:  map[string]json.RawMessage{"x.example/ext": json.RawMessage(`{"a":1}`)},
 	}
-	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
-		t.Run(string(era), func(t *testing.T) {
-			c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Era: era, Capabilities: &want})
+	for _, era := range []client.EraPreference{client.ModernOnly, client.LegacyOnly} {
+		t.Run(era.String(), func(t *testing.T) {
+			c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Eras: era, Capabilities: &want})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func TestOptionsCapabilitiesExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := want
-			if era == client.EraLegacy {
+			if era == client.LegacyOnly {
 				w.Extensions = nil // mcp's legacy era negotiates extensions per request only
 			}
 			if diff := cmp.Diff(w, got); diff != "" {
@@ -70,8 +70,8 @@ func TestOptionsCapabilitiesExact(t *testing.T) {
 // server's real request, a modern server's input_required round); a
 // *mcp.Error it returns reaches a legacy server as that error.
 func TestOptionsInputRaw(t *testing.T) {
-	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
-		t.Run(string(era), func(t *testing.T) {
+	for _, era := range []client.EraPreference{client.ModernOnly, client.LegacyOnly} {
+		t.Run(era.String(), func(t *testing.T) {
 			var mu sync.Mutex
 			var methods []string
 			fail := false
@@ -85,7 +85,7 @@ func TestOptionsInputRaw(t *testing.T) {
 				return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"yo"},"model":"m1"}`), nil
 			}
 			caps := mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}
-			c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Era: era, Capabilities: &caps, Input: in})
+			c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Eras: era, Capabilities: &caps, Input: in})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func TestOptionsInputRaw(t *testing.T) {
 			if diff := cmp.Diff([]string{"sampling/createMessage"}, methods); diff != "" {
 				t.Error(diff)
 			}
-			if era != client.EraLegacy {
+			if era != client.LegacyOnly {
 				return
 			}
 			fail = true

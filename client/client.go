@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,29 +18,35 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// Era is a server's protocol era.
-type Era string
+// EraPreference says which eras Connect may settle on. The era it settled
+// on is Client.Era, an mcp.Era.
+type EraPreference uint8
 
-// Eras.
+// The era preferences.
 const (
-	// EraAuto, the zero value, lets Connect find the era out.
-	EraAuto Era = ""
-	// EraModern servers answer server/discover and take per-request _meta
-	// (revision 2026-07-28 and later).
-	EraModern Era = "modern"
-	// EraLegacy servers need an initialize handshake (2025-11-25 and
-	// earlier).
-	EraLegacy Era = "legacy"
+	// AnyEra, the zero value, lets Connect find the server's era out.
+	AnyEra EraPreference = iota
+	// ModernOnly fails against a legacy server: only servers that answer
+	// server/discover and take per-request _meta (revision 2026-07-28 and
+	// later) are spoken to.
+	ModernOnly
+	// LegacyOnly initializes without probing, at mcp.LegacyVersion (or at
+	// Options.Version), as a client written before 2026-07-28 does.
+	LegacyOnly
 )
 
-// Protocol versions.
-const (
-	// LatestVersion is the newest revision the client speaks.
-	LatestVersion = iclient.Version20260728
-	// LatestLegacyVersion is the revision the client initializes legacy
-	// servers at.
-	LatestLegacyVersion = iclient.Version20251125
-)
+// String returns "any", "modern-only" or "legacy-only".
+func (p EraPreference) String() string {
+	switch p {
+	case ModernOnly:
+		return "modern-only"
+	case LegacyOnly:
+		return "legacy-only"
+	case AnyEra:
+		return "any"
+	}
+	return "EraPreference(" + strconv.Itoa(int(p)) + ")"
+}
 
 // Errors a call can end with besides *mcp.Error, *ToolError and
 // *ProtocolError. Match them with errors.Is.
@@ -54,9 +61,44 @@ var (
 )
 
 // TransportError is a failure to reach the server at all: a refused
-// connection, a process that would not start, a broken pipe. Op says what
-// failed; Unwrap gives the cause.
-type TransportError = iclient.TransportError
+// connection, a process that would not start, a broken pipe. Nothing the
+// server said is in it. Match it with errors.As.
+type TransportError struct {
+	// Op says what failed: "POST https://example.com/mcp", "starting
+	// my-server", "writing to the server".
+	Op string
+	// Err is the cause (a *net.OpError, an *exec.Error, io.ErrClosedPipe).
+	Err error
+}
+
+func (e *TransportError) Error() string { return "client: " + e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// publicError turns the internal transport error anywhere in err's chain
+// into a *TransportError, keeping the rest of the message; other errors
+// are returned as they are.
+func publicError(err error) error {
+	var te *iclient.TransportError
+	if err == nil || !errors.As(err, &te) {
+		return err
+	}
+	pub := &TransportError{Op: te.Op, Err: te.Err}
+	if err == error(te) {
+		return pub
+	}
+	return &wrapped{msg: err.Error(), err: pub}
+}
+
+// wrapped is an error message around a *TransportError.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
 
 // ElicitHandler asks the user for input (form mode: fill in
 // p.RequestedSchema; URL mode: open p.URL). For an accepted form, values
@@ -85,15 +127,17 @@ type Options struct {
 	// makes the client initialize at it without probing. Default: the
 	// newest, with negotiation.
 	Version string
-	// Era pins the era: EraModern fails against a legacy server,
-	// EraLegacy initializes at LatestLegacyVersion (or at Version).
-	Era Era
+	// Eras says which eras Connect may settle on. Default AnyEra: the
+	// server's era is found out (server/discover first).
+	Eras EraPreference
 	// Timeout bounds every request whose context has no deadline.
-	// Default 60s; negative means no bound (the context alone decides).
+	// Default 60s; Off (any negative value) means no bound, the context
+	// alone decides.
 	Timeout time.Duration
 	// ConnectTimeout bounds each request of the negotiation; a stdio
 	// server silent to server/discover for that long is taken for a
-	// legacy one. Default 10s.
+	// legacy one. Default 10s. It cannot be off: Connect treats a
+	// negative value as the default.
 	ConnectTimeout time.Duration
 
 	// Elicit, Sample and Roots answer the server's requests for input, in
@@ -220,21 +264,21 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		c.log = slog.Default()
 	}
 	version := o.Version
-	switch o.Era {
-	case EraLegacy:
+	switch o.Eras {
+	case LegacyOnly:
 		if version == "" {
-			version = LatestLegacyVersion
+			version = mcp.LegacyVersion
 		}
 		if !iclient.IsLegacy(version) {
-			return nil, fmt.Errorf("client: Era is legacy but Version %q is not a legacy version", version)
+			return nil, fmt.Errorf("client: Eras is LegacyOnly but Version %q is not a legacy version", version)
 		}
-	case EraModern:
+	case ModernOnly:
 		if version != "" && iclient.IsLegacy(version) {
-			return nil, fmt.Errorf("client: Era is modern but Version %q is a legacy version", version)
+			return nil, fmt.Errorf("client: Eras is ModernOnly but Version %q is a legacy version", version)
 		}
-	case EraAuto:
+	case AnyEra:
 	default:
-		return nil, fmt.Errorf("client: unknown Era %q", o.Era)
+		return nil, fmt.Errorf("client: unknown Eras %v", o.Eras)
 	}
 	if version != "" && !slices.Contains(iclient.ModernVersions, version) && !iclient.IsLegacy(version) {
 		return nil, fmt.Errorf("client: unknown protocol version %q", version)
@@ -255,11 +299,11 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 
 	conn, err := t.open(ctx, version != "" && iclient.IsLegacy(version))
 	if err != nil {
-		return nil, err
+		return nil, publicError(err)
 	}
 	iopts := &iclient.Options{
 		Version:      version,
-		ClientInfo:   iclient.Implementation{Name: o.ClientInfo.Name, Title: o.ClientInfo.Title, Version: o.ClientInfo.Version},
+		ClientInfo:   mustMarshal(&o.ClientInfo),
 		Timeout:      o.ConnectTimeout,
 		Capabilities: c.meta,
 	}
@@ -283,9 +327,9 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
 		hc.OpenStandaloneStream(o.ConnectTimeout)
 	}
-	if o.Era == EraModern && sess.Era() != iclient.EraModern {
+	if o.Eras == ModernOnly && sess.Era() != iclient.EraModern {
 		sess.Close()
-		return nil, errors.New("client: the server is a legacy one and Era pins the modern era")
+		return nil, errors.New("client: the server is a legacy one and Eras is ModernOnly")
 	}
 	if o.Version != "" && !iclient.IsLegacy(o.Version) && sess.Version() != o.Version {
 		sess.Close()
@@ -293,7 +337,16 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	d := sess.Server
 	if d.Info != nil {
-		c.info = &mcp.Implementation{Name: d.Info.Name, Title: d.Info.Title, Version: d.Info.Version}
+		c.info = new(mcp.Implementation)
+		if err := json.Unmarshal(d.Info, c.info); err != nil {
+			// The name, title and version are strings (the negotiation
+			// checked them); an optional member is not what the
+			// specification says. Keep what is sound.
+			c.log.Warn("client: ignoring malformed optional members of the server's serverInfo", "reason", err.Error())
+			var core struct{ Name, Title, Version string }
+			json.Unmarshal(d.Info, &core)
+			*c.info = mcp.Implementation{Name: core.Name, Title: core.Title, Version: core.Version}
+		}
 	}
 	c.scaps = &mcp.ServerCapabilities{}
 	if len(d.Capabilities) > 0 {
@@ -338,14 +391,15 @@ func (c *Client) declaredCapabilities() mcp.ClientCapabilities {
 			caps.Extensions[k] = v
 		}
 		if c.opts.Tasks {
-			caps.Extensions[TasksExtension] = json.RawMessage("{}")
+			caps.Extensions[mcp.TasksExtension] = json.RawMessage("{}")
 		}
 	}
 	return caps
 }
 
-// ServerInfo returns the server's self-reported identity, or nil when it
-// sent none.
+// ServerInfo returns the server's self-reported identity, every field it
+// sent (description, icons and websiteUrl too), or nil when it sent none.
+// The value is shared: treat it as read-only.
 func (c *Client) ServerInfo() *mcp.Implementation { return c.info }
 
 // Capabilities returns what the server advertised (never nil).
@@ -354,13 +408,19 @@ func (c *Client) Capabilities() *mcp.ServerCapabilities { return c.scaps }
 // Instructions returns the server's guidance for models, or "".
 func (c *Client) Instructions() string { return c.instr }
 
-// Era returns the server's era: EraModern or EraLegacy.
-func (c *Client) Era() Era {
+// Era returns the server's era: mcp.EraModern or mcp.EraLegacy.
+func (c *Client) Era() mcp.Era {
 	if c.sess.Era() == iclient.EraLegacy {
-		return EraLegacy
+		return mcp.EraLegacy
 	}
-	return EraModern
+	return mcp.EraModern
 }
+
+// Transport names the transport the client speaks over:
+// mcp.TransportStreamableHTTP, mcp.TransportSSE (the deprecated 2024-11-05
+// HTTP+SSE transport a legacy server may fall back to) or
+// mcp.TransportStdio; "" for a MemoryTransport.
+func (c *Client) Transport() mcp.Transport { return mcp.Transport(c.sess.Conn().Transport()) }
 
 // ProtocolVersion returns the version the client and server speak.
 func (c *Client) ProtocolVersion() string { return c.sess.Version() }
@@ -437,4 +497,13 @@ func rpcError(e *jsonrpc.Error) *mcp.Error {
 		me.Data = json.RawMessage(append([]byte(nil), e.Data...))
 	}
 	return me
+}
+
+// mustMarshal encodes a value that always encodes.
+func mustMarshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("client: " + err.Error())
+	}
+	return b
 }

@@ -28,7 +28,7 @@ func testServer(t *testing.T) *mcp.Server {
 	if t != nil {
 		t.Helper()
 	}
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "test", Version: "1.2.3", Instructions: "be nice", State: mcp.StateOptions{Keys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}}})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "test", Version: "1.2.3"}, Instructions: "be nice", State: mcp.StateOptions{Keys: [][]byte{[]byte("0123456789abcdef0123456789abcdef")}}})
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds."}, func(ctx context.Context, req *mcp.ToolRequest, in addIn) (addOut, error) {
 		req.Progress(1, 2, "half")
 		return addOut{Sum: in.A + in.B}, nil
@@ -67,11 +67,11 @@ func transports(t *testing.T, s *mcp.Server) map[string]client.Transport {
 func TestClientBothEras(t *testing.T) {
 	s := testServer(t)
 	for name, tr := range transports(t, s) {
-		for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+		for _, era := range []mcp.Era{mcp.EraModern, mcp.EraLegacy} {
 			t.Run(name+"/"+string(era), func(t *testing.T) {
 				ctx := context.Background()
 				c, err := client.Connect(ctx, tr, &client.Options{
-					Era: era,
+					Eras: only(era),
 					Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 						return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: map[string]any{"name": "Ada"}}, nil
 					},

@@ -19,9 +19,10 @@
 // newest version both sides support (from the error's data.supported);
 // when the answer shows a legacy server (anything but a DiscoverResult or
 // a modern error), it sends initialize at 2025-11-25 and speaks the session
-// protocol from then on. Options.Version pins a version and Options.Era an
-// era. Whatever the era, the caller sees one API: ServerInfo,
-// Capabilities, Instructions, Era and ProtocolVersion describe the server.
+// protocol from then on. Options.Version pins a version and Options.Eras
+// restricts the eras (ModernOnly, LegacyOnly). Whatever the era, the
+// caller sees one API: ServerInfo, Capabilities, Instructions, Era (an
+// mcp.Era), ProtocolVersion and Transport describe the server.
 //
 // # Calls
 //

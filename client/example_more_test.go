@@ -15,7 +15,7 @@ import (
 
 // Listen yields an acknowledgment, then the notifications asked for.
 func ExampleClient_Listen() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "docs"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "docs"}})
 	s.AddResource(&mcp.Resource{URI: "docs://readme", Name: "readme"}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "v2"}}}, nil
 	})
@@ -48,7 +48,7 @@ func ExampleClient_Listen() {
 // A tool call the server runs as a task: StartTool returns its handle,
 // and Wait polls it to the end.
 func ExampleClient_StartTool() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "jobs"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "jobs"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "build", Description: "Builds.", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			return "built", nil
@@ -76,7 +76,7 @@ func ExampleClient_StartTool() {
 // to every client of the server, private ones only to clients with the
 // same CacheCredential.
 func ExampleNewCache() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "catalog"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "catalog"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Description: "Searches the catalog."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{ Query string }) (string, error) {
 			return "nothing found", nil
@@ -156,7 +156,7 @@ func ExampleClient_CallTool_decodeStructured() {
 		City  string  `json:"city"`
 		TempC float64 `json:"tempC"`
 	}
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "weather"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "weather"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "forecast", Description: "Tomorrow's weather."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (forecast, error) {
 			return forecast{City: "Oslo", TempC: -3.5}, nil

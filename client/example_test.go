@@ -13,7 +13,7 @@ import (
 // Connect to a server over Streamable HTTP, list its tools and call one.
 // The same code works against a legacy (2025-11-25) server.
 func Example() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "calc", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "calc", Version: "1.0.0"}})
 	type In struct {
 		A, B int
 	}
@@ -55,7 +55,7 @@ func Example() {
 // A MemoryTransport reaches a server in the same process, without
 // sockets: what tests build on.
 func ExampleMemoryTransport() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "mem"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "mem"}})
 	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -19,7 +19,7 @@ var stateKeys = mcp.StateOptions{Keys: [][]byte{[]byte("0123456789abcdef01234567
 
 // inputServer has tools that ask for each kind of input, and a task tool.
 func inputServer(t *testing.T) *mcp.Server {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "input", State: stateKeys})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "input"}, State: stateKeys})
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Samples."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 		r, err := req.Sample("q", &mcp.CreateMessageParams{MaxTokens: 10, Messages: []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: []mcp.Content{&mcp.TextContent{Text: "2+2?"}}}}})
 		if err != nil {
@@ -46,9 +46,9 @@ func inputServer(t *testing.T) *mcp.Server {
 	return s
 }
 
-func inputOptions(era client.Era) *client.Options {
+func inputOptions(era mcp.Era) *client.Options {
 	return &client.Options{
-		Era:   era,
+		Eras:  only(era),
 		Tasks: true,
 		Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: mcp.ElicitAccept, Content: map[string]any{"sure": true}}, nil
@@ -88,7 +88,7 @@ func TestInputHandlersBothEras(t *testing.T) {
 	s := inputServer(t)
 	ctx := context.Background()
 	for name, tr := range transports(t, s) {
-		for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+		for _, era := range []mcp.Era{mcp.EraModern, mcp.EraLegacy} {
 			t.Run(name+"/"+string(era), func(t *testing.T) {
 				c, err := client.Connect(ctx, tr, inputOptions(era))
 				if err != nil {
@@ -136,7 +136,7 @@ func TestTask(t *testing.T) {
 func testTask(t *testing.T) {
 	s := inputServer(t)
 	ctx := context.Background()
-	c, err := client.Connect(ctx, &client.MemoryTransport{Server: s}, inputOptions(client.EraModern))
+	c, err := client.Connect(ctx, &client.MemoryTransport{Server: s}, inputOptions(mcp.EraModern))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,13 +167,13 @@ func testTask(t *testing.T) {
 
 func TestListen(t *testing.T) {
 	ctx := context.Background()
-	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+	for _, era := range []mcp.Era{mcp.EraModern, mcp.EraLegacy} {
 		for _, name := range []string{"memory", "http"} {
 			t.Run(name+"/"+string(era), func(t *testing.T) {
 				s := testServer(t)
 				defer s.Shutdown(context.Background())
 				tr := transports(t, s)[name]
-				c, err := client.Connect(ctx, tr, &client.Options{Era: era})
+				c, err := client.Connect(ctx, tr, &client.Options{Eras: only(era)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -242,7 +242,7 @@ func TestListenStdio(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "c", Cache: mcp.CacheOptions{TTL: time.Hour}})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "c"}, Cache: mcp.CacheOptions{TTL: time.Hour}})
 	var reads atomic.Int32
 	s.AddResource(&mcp.Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
 		reads.Add(1)
@@ -294,7 +294,7 @@ func TestCancelStdio(t *testing.T) {
 		close(cancelled)
 		return "", ctx.Err()
 	})
-	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Era: client.EraLegacy})
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Eras: client.LegacyOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,4 +309,12 @@ func TestCancelStdio(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server's handler was not cancelled")
 	}
+}
+
+// only is the preference that settles on era alone.
+func only(era mcp.Era) client.EraPreference {
+	if era == mcp.EraLegacy {
+		return client.LegacyOnly
+	}
+	return client.ModernOnly
 }

@@ -43,7 +43,7 @@ func (f *fakeConn) Close() error      { return nil }
 func fuzzClient(reply []byte, notes [][]byte) *Client {
 	conn := &fakeConn{reply: reply, notes: notes}
 	c := &Client{
-		sess:        iclient.NewModernSession(conn, LatestVersion, iclient.Implementation{Name: "fuzz"}),
+		sess:        iclient.NewModernSession(conn, mcp.LatestVersion, json.RawMessage(`{"name":"fuzz","version":"1"}`)),
 		progress:    map[string]*callState{},
 		headerTools: map[string]json.RawMessage{},
 		subs:        map[string]func(*jsonrpc.Message){},

@@ -145,7 +145,7 @@ func isProtocolError(err error) bool {
 func TestHostileStdio(t *testing.T) {
 	for mode, want := range map[string]error{"wrong-id": client.ErrTimeout, "garbage": client.ErrTimeout, "huge": client.ErrTooLarge} {
 		t.Run(mode, func(t *testing.T) {
-			c, err := client.Connect(context.Background(), selfCommand(mode), &client.Options{Timeout: 5 * time.Second, Era: client.EraModern})
+			c, err := client.Connect(context.Background(), selfCommand(mode), &client.Options{Timeout: 5 * time.Second, Eras: client.ModernOnly})
 			if err != nil {
 				t.Fatal(err)
 			}

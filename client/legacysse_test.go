@@ -88,7 +88,7 @@ func TestLegacyHTTPSSEFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.Era() != client.EraLegacy || c.ProtocolVersion() != "2024-11-05" {
+	if c.Era() != mcp.EraLegacy || c.ProtocolVersion() != "2024-11-05" {
 		t.Errorf("era %s at %s, want legacy at 2024-11-05", c.Era(), c.ProtocolVersion())
 	}
 	if got := text(t)(c.CallTool(ctx, "greet", nil)); got != "hello Ada" {

@@ -192,7 +192,7 @@ func (c *Client) listenOnce(ctx context.Context, filter ListenFilter, events cha
 	}
 	r, err := c.sess.Conn().RoundTrip(ctx, req)
 	if err != nil {
-		return err
+		return publicError(err)
 	}
 	if r.Msg == nil {
 		return errStreamDropped

@@ -12,7 +12,7 @@ import (
 )
 
 func TestLogAndURLElicitation(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "n", State: stateKeys})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "n"}, State: stateKeys})
 	mcp.AddTool(s, &mcp.Tool{Name: "logs", Description: "Logs."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 		req.Log(mcp.LevelDebug, "t", "too low")
 		req.Log(mcp.LevelWarning, "t", "careful")

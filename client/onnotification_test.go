@@ -20,7 +20,7 @@ func TestOnNotificationSkipsListen(t *testing.T) {
 			got := make(chan string, 16)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			c, err := client.Connect(ctx, transports(t, s)[name], &client.Options{Era: client.EraLegacy,
+			c, err := client.Connect(ctx, transports(t, s)[name], &client.Options{Eras: client.LegacyOnly,
 				OnNotification: func(n *client.Notification) { got <- n.Method }})
 			if err != nil {
 				t.Fatal(err)

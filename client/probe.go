@@ -54,8 +54,8 @@ type ConnectError struct {
 
 func (e *ConnectError) Error() string { return "client: " + e.err.Error() }
 
-// Unwrap returns the underlying cause (a transport error, say).
-func (e *ConnectError) Unwrap() error { return e.err.Err }
+// Unwrap returns the underlying cause (a *TransportError, say).
+func (e *ConnectError) Unwrap() error { return publicError(e.err.Err) }
 
 // connectError converts the negotiation's failure on conn (closed by
 // then) to a *ConnectError; other errors come back as they are.

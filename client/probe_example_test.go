@@ -10,7 +10,7 @@ import (
 )
 
 func ExampleClient_Probe() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "probed", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "probed", Version: "1.0.0"}})
 	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, nil)
 	if err != nil {
 		panic(err)

@@ -17,14 +17,14 @@ func TestProbe(t *testing.T) {
 	hs := httptest.NewServer(testServer(t))
 	defer hs.Close()
 	tests := []struct {
-		era      client.Era
+		era      client.EraPreference
 		requests []string
 	}{
-		{client.EraAuto, []string{"server/discover at 2026-07-28"}},
-		{client.EraLegacy, []string{"initialize at 2025-11-25"}},
+		{client.AnyEra, []string{"server/discover at 2026-07-28"}},
+		{client.LegacyOnly, []string{"initialize at 2025-11-25"}},
 	}
 	for _, tt := range tests {
-		c, err := client.Connect(context.Background(), &client.HTTPTransport{URL: hs.URL}, &client.Options{Era: tt.era})
+		c, err := client.Connect(context.Background(), &client.HTTPTransport{URL: hs.URL}, &client.Options{Eras: tt.era})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // TestMain doubles as a stdio server: with MCPKIT_CLIENT_TEST_SERVER set,
@@ -34,9 +35,9 @@ func selfCommand(mode string) *client.CommandTransport {
 
 func TestStdio(t *testing.T) {
 	ctx := context.Background()
-	for _, era := range []client.Era{client.EraModern, client.EraLegacy} {
+	for _, era := range []mcp.Era{mcp.EraModern, mcp.EraLegacy} {
 		t.Run(string(era), func(t *testing.T) {
-			c, err := client.Connect(ctx, selfCommand("serve"), &client.Options{Era: era})
+			c, err := client.Connect(ctx, selfCommand("serve"), &client.Options{Eras: only(era)})
 			if err != nil {
 				t.Fatal(err)
 			}

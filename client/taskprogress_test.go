@@ -22,7 +22,7 @@ func TestTaskProgress(t *testing.T) {
 
 func testTaskProgress(t *testing.T, wait bool) {
 	{
-		s := mcp.NewServer(&mcp.ServerOptions{Name: "progress", State: stateKeys})
+		s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "progress"}, State: stateKeys})
 		mcp.AddTool(s, &mcp.Tool{Name: "steps", Description: "Three steps.", TaskSupport: mcp.TaskOptional}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			req.StartTask()
 			for i, step := range []string{"fetching", "fetching", "parsing", "writing"} {
@@ -42,7 +42,7 @@ func testTaskProgress(t *testing.T, wait bool) {
 
 		if !wait {
 			var got []client.Progress
-			var statuses []string
+			var statuses []mcp.TaskStatus
 			res, err := c.CallTool(ctx, "steps", nil,
 				client.WithProgress(func(p client.Progress) { got = append(got, p) }),
 				client.WithTaskStatus(func(st client.TaskState) { statuses = append(statuses, st.Status) }))
@@ -52,7 +52,7 @@ func testTaskProgress(t *testing.T, wait bool) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("progress while CallTool polled (-want +got):\n%s", diff)
 			}
-			if len(statuses) < 2 || statuses[0] != client.TaskWorking || statuses[len(statuses)-1] != client.TaskCompleted {
+			if len(statuses) < 2 || statuses[0] != mcp.TaskWorking || statuses[len(statuses)-1] != mcp.TaskCompleted {
 				t.Errorf("WithTaskStatus saw %q, want working first and completed last", statuses)
 			}
 			return

@@ -12,19 +12,6 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// TasksExtension is the identifier of the tasks extension, declared when
-// Options.Tasks is set.
-const TasksExtension = "io.modelcontextprotocol/tasks"
-
-// Task statuses.
-const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
-	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
-)
-
 // ErrTaskCancelled is returned by Task.Wait for a task that ended
 // cancelled.
 var ErrTaskCancelled = errors.New("client: the task was cancelled")
@@ -50,28 +37,120 @@ type Task struct {
 	cfg *callConfig // the progress and status callbacks of the call that made it
 }
 
-// TaskState is the state of a task as tasks/get reports it.
+// TaskState is the state of a task as tasks/get (or the CreateTaskResult)
+// reports it. Times and durations the server left out are zero.
 type TaskState struct {
-	TaskID        string `json:"taskId"`
-	Status        string `json:"status"`
-	StatusMessage string `json:"statusMessage,omitempty"`
-	CreatedAt     string `json:"createdAt,omitempty"`
-	LastUpdatedAt string `json:"lastUpdatedAt,omitempty"`
-	// TTLMs is how long the server keeps the task; PollIntervalMs how
-	// often it suggests polling. Nil when absent.
-	TTLMs          *int64 `json:"ttlMs,omitempty"`
-	PollIntervalMs *int64 `json:"pollIntervalMs,omitempty"`
-	// InputRequests are the requests of an input_required task.
-	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
-	// Result is the final result of a completed task; Error the JSON-RPC
-	// error of a failed one.
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
+	// TaskID is the server's task id.
+	TaskID string
+	// Status is the task's status; Status.Terminal says whether it still
+	// changes.
+	Status mcp.TaskStatus
+	// StatusMessage is the server's optional note on the status.
+	StatusMessage string
+	// CreatedAt and LastUpdatedAt are when the task was created and last
+	// changed, as the server reports them.
+	CreatedAt, LastUpdatedAt time.Time
+	// TTL is how long after CreatedAt the server keeps the task (zero:
+	// not said, or no limit); PollInterval how often it suggests polling
+	// (zero: not said).
+	TTL, PollInterval time.Duration
+	// InputRequests are the requests of an input_required task, by key,
+	// each an encoded {"method":...,"params":...} object.
+	InputRequests map[string]json.RawMessage
+	// Result is the encoded result of a completed task; Error the encoded
+	// JSON-RPC error of a failed one.
+	Result json.RawMessage
+	Error  json.RawMessage
 }
 
-// Terminal reports whether the task's state no longer changes.
-func (s *TaskState) Terminal() bool {
-	return s.Status == TaskCompleted || s.Status == TaskFailed || s.Status == TaskCancelled
+// taskWire is a task as the wire has it.
+type taskWire struct {
+	TaskID         string                     `json:"taskId"`
+	Status         mcp.TaskStatus             `json:"status"`
+	StatusMessage  string                     `json:"statusMessage,omitempty"`
+	CreatedAt      string                     `json:"createdAt,omitempty"`
+	LastUpdatedAt  string                     `json:"lastUpdatedAt,omitempty"`
+	TTLMs          *int64                     `json:"ttlMs,omitempty"`
+	PollIntervalMs *int64                     `json:"pollIntervalMs,omitempty"`
+	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	Result         json.RawMessage            `json:"result,omitempty"`
+	Error          json.RawMessage            `json:"error,omitempty"`
+}
+
+// UnmarshalJSON decodes a task as the tasks extension sends it: ttlMs and
+// pollIntervalMs in milliseconds, createdAt and lastUpdatedAt as RFC 3339
+// times. A time that does not parse, or a negative duration, is an error.
+func (s *TaskState) UnmarshalJSON(b []byte) error {
+	var w taskWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	created, err := parseTaskTime("createdAt", w.CreatedAt)
+	if err != nil {
+		return err
+	}
+	updated, err := parseTaskTime("lastUpdatedAt", w.LastUpdatedAt)
+	if err != nil {
+		return err
+	}
+	ttl, err := taskMillis("ttlMs", w.TTLMs)
+	if err != nil {
+		return err
+	}
+	poll, err := taskMillis("pollIntervalMs", w.PollIntervalMs)
+	if err != nil {
+		return err
+	}
+	*s = TaskState{TaskID: w.TaskID, Status: w.Status, StatusMessage: w.StatusMessage,
+		CreatedAt: created, LastUpdatedAt: updated, TTL: ttl, PollInterval: poll,
+		InputRequests: w.InputRequests, Result: w.Result, Error: w.Error}
+	return nil
+}
+
+// MarshalJSON encodes s as the wire has it (the inverse of UnmarshalJSON).
+func (s TaskState) MarshalJSON() ([]byte, error) {
+	w := taskWire{TaskID: s.TaskID, Status: s.Status, StatusMessage: s.StatusMessage,
+		InputRequests: s.InputRequests, Result: s.Result, Error: s.Error}
+	if !s.CreatedAt.IsZero() {
+		w.CreatedAt = s.CreatedAt.Format(time.RFC3339Nano)
+	}
+	if !s.LastUpdatedAt.IsZero() {
+		w.LastUpdatedAt = s.LastUpdatedAt.Format(time.RFC3339Nano)
+	}
+	if s.TTL != 0 {
+		ms := s.TTL.Milliseconds()
+		w.TTLMs = &ms
+	}
+	if s.PollInterval != 0 {
+		ms := s.PollInterval.Milliseconds()
+		w.PollIntervalMs = &ms
+	}
+	return json.Marshal(&w)
+}
+
+// maxTaskMillis bounds a duration a server sends (a year), so that the
+// conversion to time.Duration cannot overflow.
+const maxTaskMillis = int64(365 * 24 * time.Hour / time.Millisecond)
+
+func taskMillis(field string, ms *int64) (time.Duration, error) {
+	if ms == nil {
+		return 0, nil
+	}
+	if *ms < 0 {
+		return 0, fmt.Errorf("%s is negative (%d)", field, *ms)
+	}
+	return time.Duration(min(*ms, maxTaskMillis)) * time.Millisecond, nil
+}
+
+func parseTaskTime(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s is not an RFC 3339 time: %q", field, v)
+	}
+	return t, nil
 }
 
 // Task returns a handle on the task with the given id, to poll, answer or
@@ -149,7 +228,7 @@ func (t *Task) Cancel(ctx context.Context) error {
 	return err
 }
 
-// Wait polls the task until it ends, waiting the server's pollIntervalMs
+// Wait polls the task until it ends, waiting the server's PollInterval
 // between polls (500ms when it gives none, within 10ms and 1 minute), and
 // answers its input requests with the client's handlers through
 // tasks/update. It returns the tool's result (with a *ToolError when
@@ -161,7 +240,7 @@ func (t *Task) Cancel(ctx context.Context) error {
 // WithProgress callback, and each changed state to the WithTaskStatus one:
 // those of opts, or else those of the StartTool call that returned t.
 func (t *Task) Wait(ctx context.Context, opts ...CallOption) (*mcp.CallToolResult, error) {
-	answered := map[string]string{} // input key -> lastUpdatedAt when answered
+	answered := map[string]time.Time{} // input key -> lastUpdatedAt when answered
 	cfg := t.cfg
 	if len(opts) > 0 || cfg == nil {
 		cfg = newConfig(opts)
@@ -172,17 +251,17 @@ func (t *Task) Wait(ctx context.Context, opts ...CallOption) (*mcp.CallToolResul
 		seen = reportTask(cfg, seen, st)
 		// A CreateTaskResult may already say completed without carrying
 		// the result: tasks/get has it.
-		if st.Terminal() && (st.Status == TaskCancelled || len(st.Result) > 0 || len(st.Error) > 0 || polls > 0) {
+		if st.Status.Terminal() && (st.Status == mcp.TaskCancelled || len(st.Result) > 0 || len(st.Error) > 0 || polls > 0) {
 			break
 		}
-		if st.Terminal() {
+		if st.Status.Terminal() {
 			var err error
 			if st, err = t.Get(ctx); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		if st.Status == TaskInputRequired && len(st.InputRequests) > 0 {
+		if st.Status == mcp.TaskInputRequired && len(st.InputRequests) > 0 {
 			if err := t.answer(ctx, st, answered); err != nil {
 				return nil, err
 			}
@@ -196,9 +275,9 @@ func (t *Task) Wait(ctx context.Context, opts ...CallOption) (*mcp.CallToolResul
 	}
 	reportTask(cfg, seen, st)
 	switch st.Status {
-	case TaskCancelled:
+	case mcp.TaskCancelled:
 		return nil, ErrTaskCancelled
-	case TaskFailed:
+	case mcp.TaskFailed:
 		var e struct {
 			Code    int             `json:"code"`
 			Message string          `json:"message"`
@@ -221,13 +300,13 @@ func (t *Task) Wait(ctx context.Context, opts ...CallOption) (*mcp.CallToolResul
 
 // answer answers the input requests of an input_required task that were
 // not answered yet in this state.
-func (t *Task) answer(ctx context.Context, st *TaskState, answered map[string]string) error {
+func (t *Task) answer(ctx context.Context, st *TaskState, answered map[string]time.Time) error {
 	if len(st.InputRequests) > 64 {
 		return &ProtocolError{Method: "tasks/get", Msg: fmt.Sprintf("%d input requests (at most 64 are answered)", len(st.InputRequests))}
 	}
 	responses := map[string]json.RawMessage{}
 	for key, raw := range st.InputRequests {
-		if at, ok := answered[key]; ok && at == st.LastUpdatedAt {
+		if at, ok := answered[key]; ok && at.Equal(st.LastUpdatedAt) {
 			continue
 		}
 		var req struct {
@@ -256,7 +335,7 @@ func (t *Task) answer(ctx context.Context, st *TaskState, answered map[string]st
 // last state reported, nil for none) and returns what is now the last
 // state reported.
 func reportTask(cfg *callConfig, seen, st *TaskState) *TaskState {
-	if seen != nil && seen.Status == st.Status && seen.StatusMessage == st.StatusMessage && seen.LastUpdatedAt == st.LastUpdatedAt {
+	if seen != nil && seen.Status == st.Status && seen.StatusMessage == st.StatusMessage && seen.LastUpdatedAt.Equal(st.LastUpdatedAt) {
 		return seen
 	}
 	if cfg.progress != nil && st.StatusMessage != "" && (seen == nil || seen.StatusMessage != st.StatusMessage) {
@@ -270,11 +349,10 @@ func reportTask(cfg *callConfig, seen, st *TaskState) *TaskState {
 }
 
 func pollInterval(st *TaskState) time.Duration {
-	if st.PollIntervalMs == nil {
+	if st.PollInterval == 0 {
 		return defaultPollInterval
 	}
-	d := time.Duration(min(*st.PollIntervalMs, int64(maxPollInterval/time.Millisecond))) * time.Millisecond
-	return max(min(d, maxPollInterval), minPollInterval)
+	return max(min(st.PollInterval, maxPollInterval), minPollInterval)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -181,7 +181,7 @@ func (c *memConn) Notify(ctx context.Context, req *iclient.Request) (*iclient.Re
 	return &iclient.Reply{}, nil
 }
 
-func (c *memConn) Transport() string { return "memory" }
+func (c *memConn) Transport() string { return "" } // in memory: no transport name
 func (c *memConn) Close() error      { return nil }
 
 // pipeConn is a stdio connection to Server.ServeStdio over in-memory
@@ -205,7 +205,7 @@ func newPipeConn(s *mcp.Server) *pipeConn {
 	return pc
 }
 
-func (c *pipeConn) Transport() string { return "memory" }
+func (c *pipeConn) Transport() string { return "" }
 
 func (c *pipeConn) Close() error {
 	c.StreamConn.Close()

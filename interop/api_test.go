@@ -43,7 +43,7 @@ func TestClientPeers(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			c := connectPeer(t, ctx, p, p.start(t), nil)
-			if string(c.Era()) != p.era || c.ProtocolVersion() != p.protocol {
+			if c.Era().String() != p.era || c.ProtocolVersion() != p.protocol {
 				t.Errorf("era %s at %s, want %s at %s", c.Era(), c.ProtocolVersion(), p.era, p.protocol)
 			}
 			if si := c.ServerInfo(); si == nil || si.Name != p.serverName {

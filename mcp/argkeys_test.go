@@ -28,7 +28,7 @@ const keySchema = `{"type":"object","properties":{"amount":{"type":"integer","ma
 // whose handler decodes with encoding/json ("raw"), both on keySchema, and
 // the recorder of the arguments their handlers acted on.
 func keyServer() (*Server, *keyRecorder) {
-	s := NewServer(&ServerOptions{Name: "keys", Version: "1"})
+	s := NewServer(&ServerOptions{Info: Implementation{Name: "keys", Version: "1"}})
 	rec := &keyRecorder{}
 	AddTool(s, &Tool{Name: "typed", Description: "Typed.", InputSchema: keySchema}, func(ctx context.Context, req *ToolRequest, in keyArgs) (string, error) {
 		rec.set(in)

@@ -176,7 +176,7 @@ type AuthOptions struct {
 	// safe for concurrent use.
 	ScopeIncludes func(granted, required string) bool
 	// ResourceName is the human-readable resource_name of the metadata.
-	// Default: ServerOptions.Title, else ServerOptions.Name.
+	// Default: ServerOptions.Info.Title, else ServerOptions.Info.Name.
 	ResourceName string
 	// ResourceDocumentation is an optional URL of human-readable
 	// documentation, sent as resource_documentation.
@@ -238,7 +238,7 @@ func (s *Server) initAuth() {
 	if len(a.required) > 0 {
 		a.challenge += `, scope="` + strings.Join(a.required, " ") + `"`
 	}
-	name := cmp.Or(ao.ResourceName, s.opts.Title, s.opts.Name)
+	name := cmp.Or(ao.ResourceName, s.opts.Info.Title, s.opts.Info.Name)
 	doc := struct {
 		Resource               string   `json:"resource"`
 		AuthorizationServers   []string `json:"authorization_servers"`

@@ -88,7 +88,7 @@ func addScopedTools(s *mcp.Server) {
 // of addScopedTools, logging into logs at debug level.
 func authServer(t *testing.T, opts *mcp.ServerOptions, logs io.Writer) (*mcp.Server, string) {
 	t.Helper()
-	o := mcp.ServerOptions{Name: "auth-test", Version: "1.0.0", Auth: testAuthOptions("on")}
+	o := mcp.ServerOptions{Info: mcp.Implementation{Name: "auth-test", Version: "1.0.0"}, Auth: testAuthOptions("on")}
 	if opts != nil {
 		o = *opts
 	}
@@ -398,7 +398,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 	ao := testAuthOptions("on")
 	ao.ScopesSupported = []string{"mcp", "admin"}
 	ao.ResourceDocumentation = "https://mcp.example.com/docs"
-	s, url := authServer(t, &mcp.ServerOptions{Title: "Example MCP", Auth: ao}, nil)
+	s, url := authServer(t, &mcp.ServerOptions{Info: mcp.Implementation{Title: "Example MCP"}, Auth: ao}, nil)
 	if got := s.ProtectedResourceMetadataPath(); got != "/.well-known/oauth-protected-resource/mcp" {
 		t.Errorf("ProtectedResourceMetadataPath() = %q", got)
 	}
@@ -590,7 +590,7 @@ func ExampleAuthOptions() {
 // mux of one's own: the MCP endpoint, and the metadata where clients look
 // for it.
 func ExampleServer_ProtectedResourceMetadata() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "files", Auth: &mcp.AuthOptions{
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "files"}, Auth: &mcp.AuthOptions{
 		Verifier:             testVerifier,
 		Resource:             "https://api.example.com/files/mcp",
 		AuthorizationServers: []string{"https://login.example.com"},

@@ -81,7 +81,7 @@ const benchMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-2
 // echoServer returns a server with the echo tool: {"text": string} in,
 // validated, and the same text out.
 func echoServer() *Server {
-	s := NewServer(&ServerOptions{Name: "bench-server", Version: "1.0.0"})
+	s := NewServer(&ServerOptions{Info: Implementation{Name: "bench-server", Version: "1.0.0"}})
 	type echoIn struct {
 		Text string `json:"text"`
 	}

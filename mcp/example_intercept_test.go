@@ -89,8 +89,8 @@ func ExampleInterceptor_accessLog() {
 	exampleRPC(s, "tools/call", `{"name":"echo","arguments":{}}`, "")
 	exampleRPC(s, "tools/call", `{"name":"missing","arguments":{}}`, "")
 	// Output:
-	// level=INFO msg="mcp call" method=tools/call name=echo transport=http result=complete toolError=false
-	// level=INFO msg="mcp call" method=tools/call name=missing transport=http code=-32602
+	// level=INFO msg="mcp call" method=tools/call name=echo transport=streamable-http result=complete toolError=false
+	// level=INFO msg="mcp call" method=tools/call name=missing transport=streamable-http code=-32602
 }
 
 // A custom method of an extension, declared in server/discover.

@@ -17,7 +17,7 @@ import (
 // 2025-11-25 schema. Handlers see which era a request speaks in
 // req.Info.Era.
 func Example_dualEra() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "dual", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "dual", Version: "1.0.0"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "era", Description: "Tells which era the request speaks."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			return req.Info.Era.String() + " " + req.Info.ProtocolVersion + " " + req.Info.ClientInfo.Name, nil
@@ -41,7 +41,7 @@ func Example_dualEra() {
 // A legacy client on Streamable HTTP opens a session with initialize and
 // names it in the Mcp-Session-Id header of every later request.
 func Example_legacySession() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "legacy-demo", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "legacy-demo", Version: "1.0.0"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "hello", Description: "Says hello."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "hello", nil })
 	post := func(session, body string) *httptest.ResponseRecorder {

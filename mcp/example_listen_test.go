@@ -31,7 +31,7 @@ func exampleStdio(s *mcp.Server) (send func(string), next func() string) {
 // a notification when a tool is registered at run time, and on Shutdown the
 // graceful completion result.
 func ExampleServer_Shutdown() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "example", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "example", Version: "1.0.0"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{ Text string }) (string, error) {
 			return in.Text, nil

@@ -18,7 +18,7 @@ import (
 // requestState, and the handler runs again from the top.
 func ExampleToolRequest_Elicit() {
 	s := mcp.NewServer(&mcp.ServerOptions{
-		Name: "files", Version: "1.0.0",
+		Info: mcp.Implementation{Name: "files", Version: "1.0.0"},
 		// Replicas share their keys; see docs/mrtr.md.
 		State: mcp.StateOptions{Keys: [][]byte{[]byte("an example key of 32 bytes or more!")}},
 	})

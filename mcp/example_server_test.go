@@ -13,7 +13,7 @@ import (
 // request below is what any 2026-07-28 client sends; no handshake comes
 // first.
 func ExampleNewServer() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "greeter", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "greeter", Version: "1.0.0"}})
 
 	type In struct {
 		Name string `json:"name" jsonschema:"who to greet"`
@@ -41,7 +41,7 @@ func ExampleNewServer() {
 // ServeStdio serves newline-delimited JSON-RPC, as a server launched by a
 // client as a subprocess does with os.Stdin and os.Stdout.
 func ExampleServer_ServeStdio() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "stdio-demo", Version: "1.0.0", Cache: mcp.CacheOptions{TTL: mcp.Off}})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "stdio-demo", Version: "1.0.0"}, Cache: mcp.CacheOptions{TTL: mcp.Off}})
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n")
 	var out strings.Builder
 	if err := s.ServeStdio(context.Background(), in, &out); err != nil {

@@ -18,7 +18,7 @@ const tasksCaps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/task
 // does not change. The client gets a task handle at once and polls
 // tasks/get until the task is finished; the result is inlined.
 func ExampleTaskSupport() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "reports", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "reports", Version: "1.0.0"}})
 	type In struct {
 		Month string `json:"month"`
 	}
@@ -57,7 +57,7 @@ func ExampleTaskSupport() {
 // runs again from the top with the answer, as in any multi round-trip
 // request.
 func ExampleToolRequest_StartTask() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "files", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "files", Version: "1.0.0"}})
 	type In struct {
 		Path string `json:"path"`
 	}
@@ -101,7 +101,7 @@ func ExampleToolRequest_StartTask() {
 func ExampleNewMemoryTaskStore() {
 	store := mcp.NewMemoryTaskStore(1000)
 	replica := func() *mcp.Server {
-		s := mcp.NewServer(&mcp.ServerOptions{Name: "jobs", Version: "1.0.0", Tasks: mcp.TaskOptions{Store: store}})
+		s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "jobs", Version: "1.0.0"}, Tasks: mcp.TaskOptions{Store: store}})
 		mcp.AddTool(s, &mcp.Tool{Name: "job", Description: "Runs a job; always a task.", TaskSupport: mcp.TaskRequired},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "job done", nil })
 		return s
@@ -118,7 +118,7 @@ func ExampleNewMemoryTaskStore() {
 // cancelled and the tasks end failed, so that clients polling them (on
 // another replica) learn that the work stopped.
 func ExampleServer_Shutdown_tasks() {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "jobs", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "jobs", Version: "1.0.0"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "forever", Description: "Runs until stopped.", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			<-ctx.Done()

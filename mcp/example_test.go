@@ -83,8 +83,7 @@ func exampleRPC(h http.Handler, method, params, extraMeta string) string {
 
 func ExampleServerOptions() {
 	s := mcp.NewServer(&mcp.ServerOptions{
-		Name:         "weather",
-		Version:      "1.2.0",
+		Info:         mcp.Implementation{Name: "weather", Version: "1.2.0"},
 		Instructions: "Ask for forecasts by city.",
 		Cache:        mcp.CacheOptions{TTL: 5 * time.Minute},
 	})

@@ -17,7 +17,7 @@ import (
 func fuzzServer() *Server {
 	// Listen off: a valid subscriptions/listen would hold ServeHTTP for as
 	// long as its stream is open (FuzzListenParams covers listen).
-	s := NewServer(&ServerOptions{Name: "fuzz", Version: "1", Listen: ListenOptions{Disable: true}})
+	s := NewServer(&ServerOptions{Info: Implementation{Name: "fuzz", Version: "1"}, Listen: ListenOptions{Disable: true}})
 	type in struct {
 		Text string `json:"text"`
 	}

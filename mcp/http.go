@@ -94,7 +94,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hx := &httpExchange{msg: msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportStreamableHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
 	keepGrown(buf, out, resp)
 	// The response counts against the in-flight budget while it is
 	// written, so that large responses being sent shed new requests.

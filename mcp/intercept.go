@@ -41,14 +41,24 @@ type Interceptor func(ctx context.Context, c *Call, next CallHandler) Outcome
 // CallHandler handles a call: the next interceptor, or the method itself.
 type CallHandler func(ctx context.Context, c *Call) Outcome
 
-// Transport names the transport a call arrived on.
+// Transport names a transport of MCP: the one a call arrived on
+// (Call.Transport), the one a client speaks over (client's
+// Client.Transport), the one `mcpkit discover --json` reports. The three
+// names below are the only ones this module uses.
 type Transport string
 
-// The transports of this package. A custom transport calling Handle may
-// name itself in Incoming.Transport.
+// The transports. A custom transport calling Handle may name itself in
+// Incoming.Transport.
 const (
-	TransportHTTP  Transport = "http"  // Streamable HTTP (both eras)
-	TransportStdio Transport = "stdio" // newline-delimited JSON-RPC
+	// TransportStdio is newline-delimited JSON-RPC over a process's stdin
+	// and stdout (either era).
+	TransportStdio Transport = "stdio"
+	// TransportStreamableHTTP is Streamable HTTP (either era).
+	TransportStreamableHTTP Transport = "streamable-http"
+	// TransportSSE is the HTTP+SSE transport of revision 2024-11-05,
+	// deprecated since: a client may fall back to it for an old server;
+	// the server does not serve it.
+	TransportSSE Transport = "http+sse"
 )
 
 // Phase says which part of the protocol a call is.

@@ -245,8 +245,8 @@ func TestInterceptorsOnTransports(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		want := []seen{
-			{Method: "server/discover", ID: "5", Transport: TransportHTTP, ResultType: "complete", Status: 200},
-			{Method: "tools/call", Name: "echo", ID: "5", Transport: TransportHTTP, Meta: testTraceparent, ResultType: "complete", Status: 200},
+			{Method: "server/discover", ID: "5", Transport: TransportStreamableHTTP, ResultType: "complete", Status: 200},
+			{Method: "tools/call", Name: "echo", ID: "5", Transport: TransportStreamableHTTP, Meta: testTraceparent, ResultType: "complete", Status: 200},
 		}
 		if diff := cmp.Diff(want, rec.all()); diff != "" {
 			t.Errorf("calls (-want +got):\n%s", diff)
@@ -344,7 +344,7 @@ func TestInterceptorListenIsOneCall(t *testing.T) {
 	}
 	select {
 	case c := <-rec.ended:
-		want := seen{Method: "subscriptions/listen", ID: "5", Transport: TransportHTTP, ResultType: "complete", Status: 200}
+		want := seen{Method: "subscriptions/listen", ID: "5", Transport: TransportStreamableHTTP, ResultType: "complete", Status: 200}
 		if diff := cmp.Diff(want, c); diff != "" {
 			t.Errorf("ended call (-want +got):\n%s", diff)
 		}
@@ -470,7 +470,7 @@ func TestInterceptorLegacyClientRequest(t *testing.T) {
 // BenchmarkToolsCallIntercepted is BenchmarkToolsCall with one
 // interceptor that only calls next: the cost of the interceptor path.
 func BenchmarkToolsCallIntercepted(b *testing.B) {
-	s := NewServer(&ServerOptions{Name: "bench-server", Version: "1.0.0", Interceptors: []Interceptor{
+	s := NewServer(&ServerOptions{Info: Implementation{Name: "bench-server", Version: "1.0.0"}, Interceptors: []Interceptor{
 		func(ctx context.Context, c *Call, next CallHandler) Outcome { return next(ctx, c) },
 	}})
 	type echoIn struct {

@@ -206,7 +206,7 @@ func (x *exchange) callClient(ctx context.Context, ss *session, method string, p
 	}
 	t := TransportStdio
 	if ss.id != "" {
-		t = TransportHTTP
+		t = TransportStreamableHTTP
 	}
 	c := &Call{Method: method, ID: jsonrpc.IntID(n), Info: &x.info, Params: params, Transport: t,
 		Phase: PhaseClientRequest, SessionID: ss.id, session: ss}

@@ -166,7 +166,7 @@ func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *http
 	c.buf, *buf = *buf, nil
 	// The handler may outlive ServeHTTP; it only reads the request's
 	// header map, which net/http does not reuse.
-	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportHTTP, remote: r.RemoteAddr, session: ss}
+	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportStreamableHTTP, remote: r.RemoteAddr, session: ss}
 	ss.addStream(&c.st)
 	c.conn.init(w, acceptsSSE(hh.accept))
 	c.st.attach(&c.conn, -1)

@@ -126,7 +126,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 	ss.quotaKey = key // released when the session closes
 	buf := s.getBuf()
 	defer s.putBuf(buf)
-	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, Transport: TransportHTTP, remote: r.RemoteAddr, session: ss}, nil)
+	resp, status := s.Handle(r.Context(), *buf, &Incoming{Message: msg, Header: r.Header, Principal: p, Transport: TransportStreamableHTTP, remote: r.RemoteAddr, session: ss}, nil)
 	*buf = resp[:0]
 	if ss.state() == nil {
 		ss.close() // initialize failed: no session

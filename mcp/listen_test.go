@@ -33,7 +33,7 @@ func listenServer(t testing.TB, opts *mcp.ServerOptions) (*mcp.Server, func()) {
 	if opts == nil {
 		opts = &mcp.ServerOptions{}
 	}
-	opts.Name, opts.Version = "listen", "1.0.0"
+	opts.Info.Name, opts.Info.Version = "listen", "1.0.0"
 	s := mcp.NewServer(opts)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes text."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })

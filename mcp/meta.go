@@ -6,7 +6,9 @@ import (
 	"hash/maphash"
 	"math"
 	"net/http"
+	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 
@@ -18,8 +20,10 @@ import (
 type RequestInfo struct {
 	// ProtocolVersion is the revision the request speaks.
 	ProtocolVersion string
-	// ClientInfo is the client's self-reported identity; zero when the
-	// request did not carry one.
+	// ClientInfo is the client's self-reported identity, every field it
+	// sent; zero when the request did not carry one. Requests that carry
+	// the same clientInfo share its Icons: treat them as read-only, like
+	// the rest of RequestInfo.
 	ClientInfo Implementation
 	// ClientCapabilities are the capabilities declared on this request.
 	// Nothing may be inferred from earlier requests.
@@ -428,7 +432,8 @@ type decodedClientInfo struct {
 // clientInfoCache holds recently decoded clientInfo values, one per slot
 // chosen by a hash of the raw JSON, so that a few clients taking turns do
 // not evict each other. The same bytes always decode the same, and the
-// strings are immutable, so a hit is shared as it is.
+// strings are immutable, so a hit is shared as it is: its Icons slice
+// too, which RequestInfo documents as read-only.
 type clientInfoCache struct {
 	seed  maphash.Seed // set by NewServer
 	last  atomic.Pointer[decodedClientInfo]
@@ -457,25 +462,77 @@ func (c *clientInfoCache) get(raw []byte) Implementation {
 	return d.impl
 }
 
-// decodeClientInfo reads the three strings of a clientInfo without
-// encoding/json. clientInfo is optional and informational: a malformed one
-// is ignored.
+// decodeClientInfo decodes a clientInfo, every field of Implementation,
+// mostly without encoding/json. clientInfo is optional and informational:
+// a malformed one is ignored (a member of the wrong type is left zero).
+// Where encoding/json decodes raw into an Implementation without error,
+// the result is the same; FuzzDecodeClientInfo checks that.
+// raw must be valid JSON, as it is inside a decoded request.
 func decodeClientInfo(raw []byte) Implementation {
 	var impl Implementation
-	if it, ok := jsonscan.Object(raw); ok {
-		var m jsonscan.Member
-		for it.Next(&m) {
-			switch {
-			case m.KeyIs("name"):
-				impl.Name, _ = jsonscan.String(m.Value)
-			case m.KeyIs("version"):
-				impl.Version, _ = jsonscan.String(m.Value)
-			case m.KeyIs("title"):
-				impl.Title, _ = jsonscan.String(m.Value)
-			}
+	if !fastClientInfo(raw, &impl) {
+		// Escapes, keys encoding/json would match by case folding, or
+		// text that is not UTF-8: encoding/json decides, from scratch.
+		impl = Implementation{}
+		if json.Unmarshal(raw, &impl) != nil {
+			impl = Implementation{}
 		}
 	}
 	return impl
+}
+
+// clientInfoFields are the members of a clientInfo the fast path reads,
+// spelled as Implementation's json tags spell them.
+var clientInfoFields = [...]string{"name", "title", "version", "description", "icons", "websiteUrl"}
+
+// fastClientInfo decodes raw into impl and reports true, or reports false
+// when the caller must let encoding/json decide.
+func fastClientInfo(raw []byte, impl *Implementation) bool {
+	it, ok := jsonscan.Object(raw)
+	if !ok {
+		return true // not an object: ignored
+	}
+	var m jsonscan.Member
+	for it.Next(&m) {
+		if m.Escaped {
+			return false
+		}
+		var dst *string
+		switch string(m.Key) {
+		case "name":
+			dst = &impl.Name
+		case "title":
+			dst = &impl.Title
+		case "version":
+			dst = &impl.Version
+		case "description":
+			dst = &impl.Description
+		case "websiteUrl":
+			dst = &impl.WebsiteURL
+		case "icons":
+			// Rare, and a nested shape: encoding/json decodes it, with
+			// its semantics (null empties the slice).
+			var icons []Icon
+			if json.Unmarshal(m.Value, &icons) == nil {
+				impl.Icons = icons
+			}
+			continue
+		default:
+			for _, f := range clientInfoFields {
+				if strings.EqualFold(string(m.Key), f) {
+					return false
+				}
+			}
+			continue
+		}
+		if str, ok := jsonscan.StringBytes(m.Value); ok {
+			if !utf8.Valid(str) {
+				return false
+			}
+			*dst, _ = jsonscan.String(m.Value)
+		}
+	}
+	return true
 }
 
 // capStore holds two of the capability values of one request

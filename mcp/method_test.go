@@ -97,8 +97,8 @@ func TestAddMethodHeadersAndInterceptors(t *testing.T) {
 		t.Errorf("status %d", resp.StatusCode)
 	}
 	want := []seen{
-		{Method: "skills/get", Name: "a", ID: "5", Transport: TransportHTTP, Code: CodeHeaderMismatch, Status: 400},
-		{Method: "skills/get", Name: "a", ID: "5", Transport: TransportHTTP, ResultType: "complete", Status: 200},
+		{Method: "skills/get", Name: "a", ID: "5", Transport: TransportStreamableHTTP, Code: CodeHeaderMismatch, Status: 400},
+		{Method: "skills/get", Name: "a", ID: "5", Transport: TransportStreamableHTTP, ResultType: "complete", Status: 200},
 	}
 	if diff := cmp.Diff(want, rec.all()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)

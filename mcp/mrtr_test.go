@@ -155,8 +155,8 @@ func mrtrServer(opts *ServerOptions) (*Server, *atomic.Int64) {
 		opts = &ServerOptions{}
 	}
 	o := *opts
-	if o.Name == "" {
-		o.Name, o.Version = "mrtr", "1.0.0"
+	if o.Info.Name == "" {
+		o.Info.Name, o.Info.Version = "mrtr", "1.0.0"
 	}
 	if len(o.State.Keys) == 0 {
 		o.State.Keys = [][]byte{[]byte("0123456789abcdef0123456789abcdef")}

@@ -47,7 +47,7 @@ func testProvider(t *testing.T) mcp.Provider {
 }
 
 func newProvided(t *testing.T) *mcp.Server {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "front", Provider: testProvider(t)})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "front"}, Provider: testProvider(t)})
 	s.Advertise(&mcp.Advertisement{
 		Capabilities: mcp.ServerCapabilities{Tools: &mcp.ListCapability{ListChanged: true}},
 		Instructions: "from the backend",
@@ -190,4 +190,4 @@ func TestUnavailable(t *testing.T) {
 	}
 }
 
-var _ = client.LatestVersion
+var _ = client.Connect

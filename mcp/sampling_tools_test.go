@@ -106,8 +106,7 @@ func TestSamplingToolContentDecoding(t *testing.T) {
 // TestServerInfoDescription checks the serverInfo members that describe
 // the server, in discover and in the legacy initialize result.
 func TestServerInfoDescription(t *testing.T) {
-	s := NewServer(&ServerOptions{Name: "w", Version: "1", Description: "Forecasts.", WebsiteURL: "https://example.com",
-		Icons: []Icon{{Src: "https://example.com/i.png", MIMEType: "image/png"}}})
+	s := NewServer(&ServerOptions{Info: Implementation{Name: "w", Version: "1", Description: "Forecasts.", WebsiteURL: "https://example.com", Icons: []Icon{{Src: "https://example.com/i.png", MIMEType: "image/png"}}}})
 	want := `{"name":"w","version":"1","description":"Forecasts.","icons":[{"src":"https://example.com/i.png","mimeType":"image/png"}],"websiteUrl":"https://example.com"}`
 	if got := string(s.serverInfo); !strings.HasSuffix(got, want) {
 		t.Errorf("serverInfo %s, want it to end with %s", got, want)

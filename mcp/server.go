@@ -57,19 +57,13 @@ import (
 // and the legacy era on both). The groups name where they apply: HTTP only
 // on Streamable HTTP, Legacy only to legacy clients.
 type ServerOptions struct {
-	// Name and Version identify the server in every result's
-	// _meta["io.modelcontextprotocol/serverInfo"]. Defaults: "mcpkit" and
-	// "0.0.0".
-	Name    string
-	Version string
-	// Title is an optional human-readable display name.
-	Title string
-	// Description, Icons and WebsiteURL optionally describe the server in
-	// serverInfo (and in the legacy initialize result): what it does,
-	// icons for user interfaces, and its website.
-	Description string
-	Icons       []Icon
-	WebsiteURL  string
+	// Info identifies the server in every result's
+	// _meta["io.modelcontextprotocol/serverInfo"] and in the legacy
+	// initialize result, as Options.ClientInfo identifies a client.
+	// Info.Name defaults to "mcpkit" and Info.Version to "0.0.0"; Title,
+	// Description, Icons and WebsiteURL are optional. NewServer copies Info
+	// (Icons included), so changing the caller's value later has no effect.
+	Info Implementation
 	// Instructions is optional natural-language guidance for models, sent
 	// in server/discover.
 	Instructions string
@@ -217,11 +211,12 @@ func NewServer(opts *ServerOptions) *Server {
 		s.opts = *opts
 	}
 	o := &s.opts
-	if o.Name == "" {
-		o.Name = "mcpkit"
+	o.Info.Icons = slices.Clone(o.Info.Icons)
+	if o.Info.Name == "" {
+		o.Info.Name = "mcpkit"
 	}
-	if o.Version == "" {
-		o.Version = "0.0.0"
+	if o.Info.Version == "" {
+		o.Info.Version = "0.0.0"
 	}
 	if o.Cache.Scope == "" {
 		o.Cache.Scope = CachePublic
@@ -270,8 +265,7 @@ func NewServer(opts *ServerOptions) *Server {
 
 // implementation is the serverInfo that ServerOptions describe.
 func (s *Server) implementation() Implementation {
-	o := &s.opts
-	return Implementation{Name: o.Name, Title: o.Title, Version: o.Version, Description: o.Description, Icons: o.Icons, WebsiteURL: o.WebsiteURL}
+	return s.opts.Info
 }
 
 // SupportedVersions returns the protocol versions this server serves, newest

@@ -19,7 +19,7 @@ func benchSkillsServer(b *testing.B) *Server {
 		}
 	}
 	fsys["skill-00/big.md"] = &fstest.MapFile{Data: bytes.Repeat([]byte("x"), 256<<10)}
-	s := NewServer(&ServerOptions{Name: "bench-server", Version: "1.0.0"})
+	s := NewServer(&ServerOptions{Info: Implementation{Name: "bench-server", Version: "1.0.0"}})
 	if err := s.AddSkills(fsys, nil); err != nil {
 		b.Fatal(err)
 	}

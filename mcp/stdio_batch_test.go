@@ -37,7 +37,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 // requests is answered completely, with far fewer write calls (system
 // calls on a real stdout) than responses.
 func TestStdioPipelinedDiscoverSharesWrites(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 	const n = 200
 	var in strings.Builder
 	for i := range n {
@@ -103,7 +103,7 @@ func TestStdioDiscoverNotHeldByDrain(t *testing.T) {
 // TestStdioDiscoverNotHeldBySlots checks that a response served by the
 // reading goroutine is written while reading waits for an in-flight slot.
 func TestStdioDiscoverNotHeldBySlots(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 	var running atomic.Int32
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Blocks until cancelled."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
@@ -182,7 +182,7 @@ func TestStdioStopsReadingWhenOutputBlocks(t *testing.T) {
 }
 
 func testStdioStopsReadingWhenOutputBlocks(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "hi", nil })
 	first := `{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo",` + validMeta + `}}` + "\n"
@@ -236,7 +236,7 @@ func (w *countingWriter) snapshot() (string, int) {
 // is blocked (the server in its next read), without a timeout.
 func TestStdioFlushesWhenInputIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+		s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 		pr, pw := io.Pipe()
 		var out countingWriter
 		ctx, cancel := context.WithCancel(context.Background())
@@ -284,7 +284,7 @@ func TestStdioFlushesWhenInputIdle(t *testing.T) {
 // request's progress token) only after more than the buffer's size of
 // input was read and answered sees its own request.
 func TestStdioRequestOutlivesReadBuffer(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 	started, proceed := make(chan struct{}), make(chan struct{})
 	mcp.AddTool(s, &mcp.Tool{Name: "later", Description: "Answers with its arguments once told to."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct {

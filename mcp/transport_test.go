@@ -23,7 +23,7 @@ const validMeta = `"_meta":{` + mcpwire.MetaFields + `}`
 // blockingServer has a tool that blocks until its context is cancelled and
 // reports the cancellation on the returned channel.
 func blockingServer(t *testing.T) (*mcp.Server, chan error, chan struct{}) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "t", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "t", Version: "1"}})
 	cancelled := make(chan error, 1)
 	started := make(chan struct{}, 1)
 	mcp.AddTool(s, &mcp.Tool{Name: "block", Description: "Blocks until cancelled."},

@@ -30,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of wire tes
 // wireServer is the server every wire test talks to. Its options can be
 // changed per test with lines "option NAME VALUE" in the archive comment.
 func wireServer(t *testing.T, comment string) *mcp.Server {
-	opts := &mcp.ServerOptions{Name: "wire", Version: "1.0.0"}
+	opts := &mcp.ServerOptions{Info: mcp.Implementation{Name: "wire", Version: "1.0.0"}}
 	tasks := false
 	for _, line := range strings.Split(comment, "\n") {
 		f := strings.Fields(line)

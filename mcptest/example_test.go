@@ -29,7 +29,7 @@ func ExampleNewClient() {
 	t := &exampleT{} // in a test: the *testing.T
 	defer t.done()
 
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "greeter", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "greeter", Version: "1.0.0"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "greet", Description: "Greets someone."},
 		func(ctx context.Context, req *mcp.ToolRequest, in greetIn) (string, error) {
 			return "Hello, " + in.Name + "!", nil
@@ -52,7 +52,7 @@ func ExampleElicit() {
 	t := &exampleT{} // in a test: the *testing.T
 	defer t.done()
 
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "asker", Version: "1.0.0"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "asker", Version: "1.0.0"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "hello", Description: "Asks for a name, then greets."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			r, err := req.Elicit("name", &mcp.ElicitParams{

@@ -141,9 +141,9 @@ func NewClient(tb TB, s *mcp.Server, options ...Option) *Client {
 	opts.ClientInfo = mcp.Implementation{Name: "mcptest", Version: "1.0.0"}
 	opts.Timeout = 10 * time.Second
 	if cfg.legacy {
-		opts.Era = client.EraLegacy
+		opts.Eras = client.LegacyOnly
 	} else {
-		opts.Era = client.EraModern
+		opts.Eras = client.ModernOnly
 	}
 	// Record what the server asked for, then answer as configured.
 	if h := opts.Elicit; h != nil {
@@ -252,7 +252,7 @@ type Discovery struct {
 // Discover calls server/discover (modern), or returns what initialize
 // said (Legacy).
 func (c *Client) Discover() (*Discovery, error) {
-	if c.c.Era() == client.EraLegacy {
+	if c.c.Era() == mcp.EraLegacy {
 		d := &Discovery{Capabilities: *c.c.Capabilities(), Instructions: c.c.Instructions()}
 		if si := c.c.ServerInfo(); si != nil {
 			d.ServerInfo = *si

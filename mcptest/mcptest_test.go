@@ -19,7 +19,7 @@ import (
 
 func TestDiscover(t *testing.T) {
 	s := mcp.NewServer(&mcp.ServerOptions{
-		Name: "weather", Title: "Weather", Version: "2.1.0", Instructions: "Ask about the weather.",
+		Info: mcp.Implementation{Name: "weather", Title: "Weather", Version: "2.1.0"}, Instructions: "Ask about the weather.",
 		Cache:      mcp.CacheOptions{TTL: 90 * time.Second, Scope: mcp.CachePrivate},
 		Extensions: map[string]any{"com.example/radar": map[string]any{"range": 50}},
 	})

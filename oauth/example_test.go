@@ -15,7 +15,7 @@ import (
 // is not even a JWT is refused without fetching anything.
 func ExampleNewJWTVerifier() {
 	const resource = "https://mcp.example.com/mcp"
-	v, err := oauth.NewJWTVerifier(oauth.JWTOptions{
+	v, err := oauth.NewJWTVerifier(&oauth.JWTOptions{
 		Issuer:   "https://auth.example.com",
 		Audience: resource, // tokens for any other resource are refused
 		JWKSURL:  "https://auth.example.com/.well-known/jwks.json",

@@ -91,9 +91,14 @@ var DefaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "P
 // maxTokenBytes bounds the size of a token this package parses.
 const maxTokenBytes = 16 << 10
 
-// NewJWTVerifier returns a verifier configured by opts. It fetches nothing
-// yet: the key set is fetched on first use, or by Refresh.
-func NewJWTVerifier(opts JWTOptions) (*JWTVerifier, error) {
+// NewJWTVerifier returns a verifier configured by opts, which it copies.
+// It fetches nothing yet: the key set is fetched on first use, or by
+// Refresh. Issuer and Audience are required, so a nil opts is an error.
+func NewJWTVerifier(o *JWTOptions) (*JWTVerifier, error) {
+	var opts JWTOptions
+	if o != nil {
+		opts = *o
+	}
 	if opts.Issuer == "" {
 		return nil, errors.New("oauth: JWTOptions.Issuer is required")
 	}

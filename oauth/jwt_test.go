@@ -40,7 +40,7 @@ func newVerifier(t *testing.T, is *testIssuer, mod func(*JWTOptions)) *JWTVerifi
 	if mod != nil {
 		mod(&o)
 	}
-	v, err := NewJWTVerifier(o)
+	v, err := NewJWTVerifier(&o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestNewJWTVerifierOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewJWTVerifier(tt.o)
+			_, err := NewJWTVerifier(&tt.o)
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -498,7 +498,7 @@ func TestCanonicalResource(t *testing.T) {
 // cached key set, per algorithm.
 func BenchmarkVerifyToken(b *testing.B) {
 	is := newTestIssuer(b)
-	v, err := NewJWTVerifier(JWTOptions{Issuer: is.URL, Audience: resource, JWKSURL: is.URL + "/jwks"})
+	v, err := NewJWTVerifier(&JWTOptions{Issuer: is.URL, Audience: resource, JWKSURL: is.URL + "/jwks"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // metaInjector writes the trace context into a call's _meta members.
@@ -77,9 +78,9 @@ func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client
 		attrs = append(attrs, semconv.McpProtocolVersion(c.ProtocolVersion))
 	}
 	switch c.Transport {
-	case "streamable-http", "http+sse":
+	case mcp.TransportStreamableHTTP, mcp.TransportSSE:
 		attrs = append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
-	case "stdio":
+	case mcp.TransportStdio:
 		attrs = append(attrs, semconv.NetworkTransportPipe)
 	}
 	attrs = serverAttrs(attrs, c.ServerURL)

@@ -147,7 +147,7 @@ func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly []attribute.K
 		shared = append(shared, semconv.McpProtocolVersion(v))
 	}
 	switch c.Transport {
-	case mcp.TransportHTTP:
+	case mcp.TransportStreamableHTTP:
 		shared = append(shared, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
 		if addr, ok := ctx.Value(http.LocalAddrContextKey).(net.Addr); ok {
 			if host, port, err := net.SplitHostPort(addr.String()); err == nil {
@@ -280,7 +280,7 @@ func (s *server) watchSession(c *mcp.Call, start time.Time) {
 		attrs = append(attrs, semconv.McpProtocolVersion(v))
 	}
 	switch c.Transport {
-	case mcp.TransportHTTP:
+	case mcp.TransportStreamableHTTP:
 		attrs = append(attrs, semconv.NetworkTransportTCP, semconv.NetworkProtocolName("http"))
 	case mcp.TransportStdio:
 		attrs = append(attrs, semconv.NetworkTransportPipe)

@@ -22,7 +22,7 @@ func ExampleNewTaskStore() {
 	store := mcpredis.NewTaskStore(rdb, &mcpredis.TaskStoreOptions{Prefix: "myserver:tasks:"})
 	defer store.Close()
 
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "jobs", Version: "1.0.0", Tasks: mcp.TaskOptions{Store: store}})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "jobs", Version: "1.0.0"}, Tasks: mcp.TaskOptions{Store: store}})
 	mcp.AddTool(s, &mcp.Tool{Name: "reindex", Description: "Rebuilds the search index.", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
 			return "Reindexed.", nil
@@ -42,8 +42,7 @@ func ExampleNewSessionStore() {
 	defer rdb.Close()
 	idle := 10 * time.Minute
 	s := mcp.NewServer(&mcp.ServerOptions{
-		Name:    "notes",
-		Version: "1.0.0",
+		Info: mcp.Implementation{Name: "notes", Version: "1.0.0"},
 		Legacy: mcp.LegacyOptions{
 			SessionIdleTimeout: idle,
 			SessionStore:       mcpredis.NewSessionStore(rdb, &mcpredis.SessionStoreOptions{IdleTimeout: idle}),

@@ -45,7 +45,7 @@ func mcpkitStdio(ctx context.Context, argv []string) (Caller, error) {
 // its own (no socket, no process): the client's cost with the transport
 // taken away, plus the server's, in one process.
 func MemoryCaller(ctx context.Context) (Caller, error) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "bench-memory", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "bench-memory", Version: "1"}})
 	type echoIn struct {
 		Text string `json:"text"`
 	}

@@ -27,8 +27,7 @@ func newMcpkit() *mcp.Server {
 		queueDelay = mcp.Off
 	}
 	s := mcp.NewServer(&mcp.ServerOptions{
-		Name:         Name,
-		Version:      Version,
+		Info:         mcp.Implementation{Name: Name, Version: Version},
 		Instructions: Instructions,
 		Cache:        mcp.CacheOptions{TTL: CacheTTL, Scope: mcp.CachePublic},
 		Logger:       mcpkitLogger(),

@@ -66,7 +66,7 @@ func ExampleTransport_client() {
 	var handler http.Handler
 	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	defer rs.Close()
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "protected", Version: "1.0.0", Auth: &mcp.AuthOptions{
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "protected", Version: "1.0.0"}, Auth: &mcp.AuthOptions{
 		Resource:             rs.URL + "/mcp",
 		AuthorizationServers: []string{as.URL},
 		RequiredScopes:       []string{"notes"},
@@ -83,7 +83,7 @@ func ExampleTransport_client() {
 		})
 	handler = s.NewHTTPServer("", "/mcp").Handler
 
-	tr, err := auth.NewTransport(rs.URL+"/mcp", auth.Options{Interaction: followRedirect{}})
+	tr, err := auth.NewTransport(rs.URL+"/mcp", &auth.Options{Interaction: followRedirect{}})
 	if err != nil {
 		log.Fatal(err)
 	}

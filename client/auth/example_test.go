@@ -19,7 +19,7 @@ func ExampleNewTransport() {
 		return
 	}
 	defer login.Close()
-	tr, err := auth.NewTransport("https://mcp.example.com/mcp", auth.Options{
+	tr, err := auth.NewTransport("https://mcp.example.com/mcp", &auth.Options{
 		Interaction:       login,
 		ClientMetadataURL: "https://app.example.com/oauth/client.json",
 		Store:             &auth.FileStore{Path: filepath.Join("/home/me/.config/app", "tokens.json")},

@@ -88,8 +88,13 @@ type Transport struct {
 // refreshMargin is how long before expiry a token is refreshed.
 const refreshMargin = 30 * time.Second
 
-// NewTransport returns a transport for the MCP server at serverURL.
-func NewTransport(serverURL string, opts Options) (*Transport, error) {
+// NewTransport returns a transport for the MCP server at serverURL,
+// configured by opts (nil means defaults), which it copies.
+func NewTransport(serverURL string, o *Options) (*Transport, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
 	u, err := url.Parse(serverURL)
 	if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, errors.New("auth: server URL must be an absolute http or https URL")

@@ -27,7 +27,7 @@ func newTransport(t *testing.T, a *testAS, mod func(*Options)) (*Transport, *hea
 	if mod != nil {
 		mod(&opts)
 	}
-	tr, err := NewTransport(a.mcpURL(), opts)
+	tr, err := NewTransport(a.mcpURL(), &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func (r *redirectTo) RedirectURL() string { return r.u }
 func TestRedirectURLChecked(t *testing.T) {
 	for _, u := range []string{"http://app.example/callback", "/callback", "https://app.example/cb#frag"} {
 		a := newTestAS(t)
-		tr, err := NewTransport(a.mcpURL(), Options{Interaction: &redirectTo{u: u}})
+		tr, err := NewTransport(a.mcpURL(), &Options{Interaction: &redirectTo{u: u}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -523,7 +523,7 @@ func BenchmarkRoundTripWithToken(b *testing.B) {
 	defer rs.Close()
 	store := &MemoryStore{}
 	store.Save(context.Background(), rs.URL+"/mcp", &Entry{Token: &Token{AccessToken: "tok", TokenType: "Bearer", Resource: rs.URL + "/mcp"}})
-	tr, err := NewTransport(rs.URL+"/mcp", Options{Store: store})
+	tr, err := NewTransport(rs.URL+"/mcp", &Options{Store: store})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func authorized(ctx context.Context, serverURL string) error {
 	if err != nil {
 		return err
 	}
-	tr, err := auth.NewTransport(serverURL, opts)
+	tr, err := auth.NewTransport(serverURL, &opts)
 	if err != nil {
 		return err
 	}

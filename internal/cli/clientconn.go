@@ -94,7 +94,7 @@ var interactive = isTerminal
 func connectExitCode(err error, stderr io.Writer) int {
 	var ce *client.ConnectError
 	if !errors.As(err, &ce) {
-		var te *iclient.TransportError
+		var te *client.TransportError
 		if errors.As(err, &te) {
 			return exitUnreachable // the command did not start, say
 		}

@@ -185,12 +185,18 @@ func discover(args []string, stdout, stderr io.Writer) int {
 }
 
 // clientInfo names this client in _meta and initialize.
-func clientInfo() iclient.Implementation {
+func clientInfo() mcp.Implementation {
 	v := "dev"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v = bi.Main.Version
 	}
-	return iclient.Implementation{Name: "mcpkit-discover", Version: v}
+	return mcp.Implementation{Name: "mcpkit-discover", Version: v}
+}
+
+// encodedClientInfo is clientInfo as _meta carries it.
+func encodedClientInfo() json.RawMessage {
+	b, _ := json.Marshal(clientInfo()) // strings only: it always encodes
+	return b
 }
 
 // probe connects with the client, lists and checks, and returns the report
@@ -225,7 +231,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 	if err != nil {
 		var ce *client.ConnectError
 		if !errors.As(err, &ce) {
-			var te *iclient.TransportError
+			var te *client.TransportError
 			if errors.As(err, &te) {
 				rep.Error = &reportError{Kind: client.Unreachable.String(), Message: err.Error()}
 				return rep, exitUnreachable
@@ -362,7 +368,7 @@ func steps(in []client.Step) []step {
 // the DiscoverResult from the session.
 func (r *report) describe(c *client.Client, s *iclient.Session) {
 	r.Transport = s.Conn().Transport()
-	r.Era = iclient.Era(c.Era())
+	r.Era = iclient.Era(c.Era().String())
 	r.ProtocolVersion = c.ProtocolVersion()
 	r.SupportedVersions = c.SupportedVersions()
 	r.ServerInfo = c.ServerInfo()

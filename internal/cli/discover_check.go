@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/jsonrpc"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // Statuses of a check.
@@ -135,7 +136,7 @@ func (c *checker) skip(id, title, section, why string) {
 // send sends a modern request at version for method, after alter (if not
 // nil) changed it.
 func (c *checker) send(version, method string, alter func(*client.Request)) (*client.Reply, error) {
-	ms := client.NewModernSession(c.conn, version, clientInfo())
+	ms := client.NewModernSession(c.conn, version, encodedClientInfo())
 	req, err := ms.Request(method, nil)
 	if err != nil {
 		return nil, err
@@ -298,7 +299,7 @@ func (c *checker) supportedVersion() {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	json.Unmarshal(res, &meta)
-	var info client.Implementation
+	var info mcp.Implementation
 	bad = nil
 	if si, ok := meta.Meta[client.MetaServerInfo]; !ok {
 		bad = append(bad, "no _meta[\""+client.MetaServerInfo+"\"]")

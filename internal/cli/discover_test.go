@@ -172,7 +172,7 @@ func TestDiscoverJSON(t *testing.T) {
 
 // A server without prompts or resources is not asked for them.
 func TestDiscoverListSkipsWhatIsNotOffered(t *testing.T) {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "tools-only", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "tools-only", Version: "1"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "noop", Description: "Does nothing."},
 		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "", nil })
 	ts := httptest.NewServer(s)
@@ -395,7 +395,7 @@ func demoToolCount(t *testing.T) int {
 	defer ts.Close()
 	conn := client.DialHTTP(ts.URL, nil)
 	defer conn.Close()
-	res, err := client.NewModernSession(conn, "2026-07-28", client.Implementation{}).Result(t.Context(), "tools/list", nil)
+	res, err := client.NewModernSession(conn, "2026-07-28", nil).Result(t.Context(), "tools/list", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

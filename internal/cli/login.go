@@ -142,7 +142,7 @@ func (l *loginFlags) httpClient(serverURL string, stderr io.Writer) (*http.Clien
 	if l.clientID != "" {
 		opts.Client = &auth.Client{ID: l.clientID, Secret: os.Getenv("MCPKIT_CLIENT_SECRET")}
 	}
-	tr, err := auth.NewTransport(serverURL, opts)
+	tr, err := auth.NewTransport(serverURL, &opts)
 	if err != nil {
 		return nil, nil, err
 	}

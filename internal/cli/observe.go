@@ -43,7 +43,7 @@ func accessLog(log *slog.Logger) mcp.Interceptor {
 		default:
 			attrs = append(attrs, slog.String("outcome", "no response"))
 		}
-		if o.HTTPStatus != 0 && c.Transport == mcp.TransportHTTP {
+		if o.HTTPStatus != 0 && c.Transport == mcp.TransportStreamableHTTP {
 			attrs = append(attrs, slog.Int("status", o.HTTPStatus))
 		}
 		log.LogAttrs(ctx, slog.LevelInfo, "mcp request", attrs...)

@@ -90,7 +90,7 @@ func TestServeHealthEndpoints(t *testing.T) {
 	resp := mcpwire.Send(t, context.Background(), base+"/mcp", mcpwire.Request{Method: "server/discover"})
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if l := <-logLines; !strings.Contains(l, "method=server/discover") || !strings.Contains(l, "transport=http") || !strings.Contains(l, "status=200") {
+	if l := <-logLines; !strings.Contains(l, "method=server/discover") || !strings.Contains(l, "transport=streamable-http") || !strings.Contains(l, "status=200") {
 		t.Errorf("access log line %q", l)
 	}
 	cancel()

@@ -64,7 +64,7 @@ func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, e
 	if aud == "" {
 		aud = url
 	}
-	v, err := oauth.NewJWTVerifier(oauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks, Audience: aud})
+	v, err := oauth.NewJWTVerifier(&oauth.JWTOptions{Issuer: a.issuer, JWKSURL: a.jwks, Audience: aud})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -82,13 +82,6 @@ func IsModernError(e *jsonrpc.Error) bool {
 	return false
 }
 
-// Implementation names a client or server. A server's is self-reported.
-type Implementation struct {
-	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`
-	Version string `json:"version"`
-}
-
 // Request is one JSON-RPC request or notification as it goes on the wire.
 // Conn sends it as given; Session fills in _meta and headers.
 type Request struct {

@@ -19,8 +19,10 @@ type Options struct {
 	// version (2025-11-25 and earlier) makes Connect act as a legacy
 	// client: it sends initialize at that version without probing.
 	Version string
-	// ClientInfo identifies the client in _meta and initialize.
-	ClientInfo Implementation
+	// ClientInfo identifies the client in _meta and initialize: an
+	// encoded mcp.Implementation, sent as it is (every field of it). Nil
+	// sends none in _meta.
+	ClientInfo json.RawMessage
 	// Timeout bounds each request, the probe included: a stdio server
 	// that does not answer server/discover within it is taken for
 	// legacy. Default 10s.
@@ -370,7 +372,7 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 	params, _ := json.Marshal(map[string]any{
 		"protocolVersion": version,
 		"capabilities":    caps,
-		"clientInfo":      p.opts.ClientInfo,
+		"clientInfo":      clientInfoOrEmpty(p.opts.ClientInfo),
 	})
 	r, err := p.roundTrip(ctx, conn, &Request{Method: "initialize", Params: params})
 	if err != nil {
@@ -398,7 +400,11 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 		return nil, r, nil
 	}
 	var ir initializeResult
-	if err := json.Unmarshal(res, &ir); err != nil || ir.ProtocolVersion == "" {
+	err = json.Unmarshal(res, &ir)
+	if err == nil {
+		ir.ServerInfo, err = checkServerInfo(ir.ServerInfo)
+	}
+	if err != nil || ir.ProtocolVersion == "" {
 		p.step(what, r, nil, "not an InitializeResult")
 		return nil, r, nil
 	}
@@ -424,4 +430,13 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 	s.Server = ServerDescription{Info: ir.ServerInfo, Capabilities: ir.Capabilities, Instructions: ir.Instructions, Result: res}
 	s.Steps, s.Latency, s.FirstReply = p.steps, r.Latency, p.first
 	return s, r, nil
+}
+
+// clientInfoOrEmpty is the clientInfo of initialize, which requires one:
+// info, or an empty name and version when the caller gave none.
+func clientInfoOrEmpty(info json.RawMessage) json.RawMessage {
+	if len(info) == 0 {
+		return json.RawMessage(`{"name":"","version":""}`)
+	}
+	return info
 }

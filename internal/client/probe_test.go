@@ -177,7 +177,7 @@ func TestConnectEraOnStdio(t *testing.T) {
 				} else {
 					got.era, got.version = s.Era(), s.Version()
 					if s.Server.Info != nil {
-						got.name = s.Server.Info.Name
+						got.name = infoName(s.Server.Info)
 					}
 				}
 				// A trailing notification may still be on its way to the
@@ -227,14 +227,14 @@ func TestConnectModernMcpkit(t *testing.T) {
 	for name, conn := range conns {
 		t.Run(name, func(t *testing.T) {
 			defer conn.Close()
-			s, err := Connect(t.Context(), conn, &Options{ClientInfo: Implementation{Name: "test", Version: "1"}})
+			s, err := Connect(t.Context(), conn, &Options{ClientInfo: json.RawMessage(`{"name":"test","version":"1"}`)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if s.Era() != EraModern || s.Version() != "2026-07-28" {
 				t.Errorf("era %s at %s, want modern at 2026-07-28", s.Era(), s.Version())
 			}
-			if s.Server.Info == nil || s.Server.Info.Name != demo.Name || s.Server.CacheScope != "public" || s.Server.TTLMs == nil || *s.Server.TTLMs != 3600000 {
+			if infoName(s.Server.Info) != demo.Name || s.Server.CacheScope != "public" || s.Server.TTLMs == nil || *s.Server.TTLMs != 3600000 {
 				t.Errorf("Server = %+v", s.Server)
 			}
 			tools, err := s.List(t.Context(), "tools/list", "tools")
@@ -426,7 +426,7 @@ func demoToolCount(t *testing.T) int {
 	defer ts.Close()
 	conn := DialHTTP(ts.URL, nil)
 	defer conn.Close()
-	res, err := NewModernSession(conn, "2026-07-28", Implementation{}).Result(t.Context(), "tools/list", nil)
+	res, err := NewModernSession(conn, "2026-07-28", nil).Result(t.Context(), "tools/list", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,4 +438,11 @@ func demoToolCount(t *testing.T) int {
 		t.Fatalf("one page of tools: %v, next cursor %q", err, page.NextCursor)
 	}
 	return len(page.Tools)
+}
+
+// infoName is the name in an encoded serverInfo, or "".
+func infoName(raw json.RawMessage) string {
+	var info struct{ Name string }
+	json.Unmarshal(raw, &info)
+	return info.Name
 }

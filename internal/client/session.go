@@ -29,8 +29,9 @@ const (
 // ServerDescription is what a server said about itself, in
 // server/discover (modern) or in its initialize result (legacy).
 type ServerDescription struct {
-	// Info is the server's self-reported identity; nil if it sent none.
-	Info *Implementation `json:"serverInfo,omitempty"`
+	// Info is the server's self-reported identity (an mcp.Implementation)
+	// as it sent it, every field included; nil if it sent none.
+	Info json.RawMessage `json:"serverInfo,omitempty"`
 	// SupportedVersions lists the versions a modern server serves; legacy
 	// servers do not advertise theirs.
 	SupportedVersions []string `json:"supportedVersions,omitempty"`
@@ -54,7 +55,7 @@ type discoverResult struct {
 	TTLMs             *int64          `json:"ttlMs"`
 	CacheScope        string          `json:"cacheScope"`
 	Meta              struct {
-		ServerInfo *Implementation `json:"io.modelcontextprotocol/serverInfo"`
+		ServerInfo json.RawMessage `json:"io.modelcontextprotocol/serverInfo"`
 	} `json:"_meta"`
 }
 
@@ -75,8 +76,12 @@ func ParseDiscoverResult(result json.RawMessage) (*ServerDescription, error) {
 	if err := json.Unmarshal(result, &d); err != nil {
 		return nil, fmt.Errorf("malformed DiscoverResult: %v", err)
 	}
+	info, err := checkServerInfo(d.Meta.ServerInfo)
+	if err != nil {
+		return nil, fmt.Errorf("malformed DiscoverResult: %v", err)
+	}
 	return &ServerDescription{
-		Info:              d.Meta.ServerInfo,
+		Info:              info,
 		SupportedVersions: d.SupportedVersions,
 		Capabilities:      d.Capabilities,
 		Instructions:      d.Instructions,
@@ -86,11 +91,27 @@ func ParseDiscoverResult(result json.RawMessage) (*ServerDescription, error) {
 	}, nil
 }
 
+// checkServerInfo returns a serverInfo as sent, nil for none (absent or
+// null), or an error when it is not an object whose name, title and
+// version are strings.
+func checkServerInfo(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var info struct {
+		Name, Title, Version string
+	}
+	if err := json.Unmarshal(raw, &info); err != nil || raw[0] != '{' {
+		return nil, fmt.Errorf("serverInfo is not an implementation object: %s", truncate(string(raw), 80))
+	}
+	return raw, nil
+}
+
 // initializeResult is the wire shape of a legacy InitializeResult.
 type initializeResult struct {
 	ProtocolVersion string          `json:"protocolVersion"`
 	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      *Implementation `json:"serverInfo"`
+	ServerInfo      json.RawMessage `json:"serverInfo"`
 	Instructions    string          `json:"instructions"`
 }
 
@@ -102,7 +123,7 @@ type Session struct {
 	conn       Conn
 	era        Era
 	version    string
-	clientInfo Implementation
+	clientInfo json.RawMessage // encoded mcp.Implementation; nil for none
 	timeout    time.Duration
 	caps       json.RawMessage // declared client capabilities; nil for {}
 
@@ -121,8 +142,9 @@ type Session struct {
 }
 
 // NewModernSession returns a session that speaks the given modern version
-// over conn without probing. clientInfo may be zero.
-func NewModernSession(conn Conn, version string, clientInfo Implementation) *Session {
+// over conn without probing. clientInfo (an encoded mcp.Implementation)
+// may be nil.
+func NewModernSession(conn Conn, version string, clientInfo json.RawMessage) *Session {
 	return &Session{conn: conn, era: EraModern, version: version, clientInfo: clientInfo, timeout: defaultTimeout}
 }
 
@@ -216,7 +238,7 @@ func (s *Session) request(method string, params any) (*Request, error) {
 	} else {
 		setDefault(meta, MetaClientCapabilities, json.RawMessage("{}"))
 	}
-	if s.clientInfo.Name != "" {
+	if len(s.clientInfo) > 0 {
 		setDefault(meta, MetaClientInfo, s.clientInfo)
 	}
 	obj["_meta"], _ = json.Marshal(meta)

@@ -31,8 +31,8 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	if opts != nil {
 		o = *opts
 	}
-	if o.Name == "" {
-		o.Name, o.Version = Name, Version
+	if o.Info.Name == "" {
+		o.Info.Name, o.Info.Version = Name, Version
 	}
 	if o.Instructions == "" {
 		o.Instructions = "A demo of mcpkit. Try echo, dice_roll, evaluate or countdown, read demo://about, or use the test_* fixtures of the MCP conformance suite."

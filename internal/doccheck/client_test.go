@@ -49,7 +49,7 @@ func TestClientAgent(t *testing.T) {
 		t.Fatalf("go build of the agent: %v\n%s", err, m.Positions(string(out)))
 	}
 
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "shop"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "shop"}})
 	type Order struct {
 		Item string `json:"item"`
 	}

@@ -17,7 +17,7 @@ type echoIn struct {
 }
 
 func testServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "wire", Version: "1"})
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "wire", Version: "1"}})
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes its text."}, func(ctx context.Context, req *mcp.ToolRequest, in echoIn) (string, error) {
 		return in.Text, nil
 	})

@@ -25,7 +25,7 @@ func ExampleStart() {
 	var h http.Handler
 	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	defer rs.Close()
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "notes", Auth: &mcp.AuthOptions{
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "notes"}, Auth: &mcp.AuthOptions{
 		Verifier: as.Verifier(rs.URL + "/mcp"), Resource: rs.URL + "/mcp",
 		AuthorizationServers: []string{as.URL}, RequiredScopes: []string{"notes:read"},
 	}})
@@ -35,7 +35,7 @@ func ExampleStart() {
 		})
 	h = s.NewHTTPServer("", "/mcp").Handler
 
-	tr, err := auth.NewTransport(rs.URL+"/mcp", auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}})
+	tr, err := auth.NewTransport(rs.URL+"/mcp", &auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}})
 	if err != nil {
 		log.Fatal(err)
 	}

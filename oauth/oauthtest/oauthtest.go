@@ -196,7 +196,7 @@ func maps(v url.Values) url.Values {
 // Verifier returns a verifier of this server's tokens for the MCP server whose resource
 // identifier (canonical URI, mcp.AuthOptions.Resource) is resource: RFC 9068's typ only.
 func (s *Server) Verifier(resource string) *oauth.JWTVerifier {
-	v, err := oauth.NewJWTVerifier(oauth.JWTOptions{Issuer: s.URL, Audience: resource, JWKSURL: s.URL + "/jwks",
+	v, err := oauth.NewJWTVerifier(&oauth.JWTOptions{Issuer: s.URL, Audience: resource, JWKSURL: s.URL + "/jwks",
 		TokenTypes: oauth.StrictTokenTypes})
 	if err != nil {
 		panic("oauthtest: " + err.Error()) // the issuer and JWKS URL are ours: cannot fail

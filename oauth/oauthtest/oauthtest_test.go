@@ -26,7 +26,7 @@ func protected(t *testing.T, as *oauthtest.Server) string {
 	var h http.Handler
 	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(rs.Close)
-	s := mcp.NewServer(&mcp.ServerOptions{Name: "notes", Auth: &mcp.AuthOptions{
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "notes"}, Auth: &mcp.AuthOptions{
 		Verifier: as.Verifier(rs.URL + "/mcp"), Resource: rs.URL + "/mcp",
 		AuthorizationServers: []string{as.URL}, RequiredScopes: []string{"notes:read"},
 	}})
@@ -44,7 +44,7 @@ func protected(t *testing.T, as *oauthtest.Server) string {
 
 func connect(t *testing.T, mcpURL string, opts auth.Options) (*client.Client, error) {
 	t.Helper()
-	tr, err := auth.NewTransport(mcpURL, opts)
+	tr, err := auth.NewTransport(mcpURL, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
