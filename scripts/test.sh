@@ -94,11 +94,12 @@ if [[ ${MCPKIT_FRESH:-} == 1 ]]; then
     export "$v=$(go env "$v")"
   done
   [[ -n ${NPM_CONFIG_USERCONFIG:-} || ! -f ${HOME:-/nonexistent}/.npmrc ]] || export NPM_CONFIG_USERCONFIG=$HOME/.npmrc
-  export HOME=$FRESH/home GOMODCACHE=$FRESH/gomodcache GOCACHE=$FRESH/gocache GOPATH=$FRESH/gopath \
-    MCPKIT_CACHE=$FRESH/mcpkit-cache
-  unset GOBIN XDG_CACHE_HOME XDG_CONFIG_HOME
+  # MCPKIT_CACHE is left to its default under the new HOME (~/.cache/mcpkit), where a new user's
+  # is and where the docs' transcripts name it.
+  export HOME=$FRESH/home GOMODCACHE=$FRESH/gomodcache GOCACHE=$FRESH/gocache GOPATH=$FRESH/gopath
+  unset GOBIN XDG_CACHE_HOME XDG_CONFIG_HOME MCPKIT_CACHE
   mkdir -p "$HOME"
-  echo "==> MCPKIT_FRESH=1: empty GOMODCACHE, GOCACHE, GOPATH, MCPKIT_CACHE and HOME in $FRESH" >&2
+  echo "==> MCPKIT_FRESH=1: empty GOMODCACHE, GOCACHE, GOPATH and HOME (so MCPKIT_CACHE, ~/.cache/mcpkit) in $FRESH" >&2
 fi
 
 # shellcheck source=scripts/lib.sh
@@ -178,7 +179,9 @@ go_module() {
   log "go vet ./... in ${dir}/"
   (cd "$ROOT/$dir" && go vet ./...)
   log "go test ${race[*]} ${*:+$* }./... in ${dir}/"
-  (cd "$ROOT/$dir" && go test -json "${race[@]}" -count=1 "$@" ./... 2>&1) |
+  # -timeout: a first run builds every program of the docs from an empty build cache, which
+  # takes longer than go test's default 10 minutes on a small machine.
+  (cd "$ROOT/$dir" && go test -json "${race[@]}" -count=1 -timeout 30m "$@" ./... 2>&1) |
     "$TESTREPORT" -record "$TMP/go.state" -module "$dir" "${v[@]}"
 }
 
