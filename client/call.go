@@ -252,7 +252,7 @@ func resultType(res json.RawMessage) string {
 // progress token, the log level and the caller's keys.
 func (c *Client) metaFor(st *callState) map[string]any {
 	m := map[string]any{}
-	if c.sess.Era() == iclient.EraModern {
+	if c.ev.perRequestMeta() {
 		m[iclient.MetaProtocolVersion] = c.sess.Version()
 		m[iclient.MetaClientCapabilities] = c.meta
 		m[iclient.MetaClientInfo] = c.opts.ClientInfo
@@ -355,10 +355,6 @@ func (c *Client) Call(ctx context.Context, method string, params any, opts ...Ca
 // Ping checks that the server answers (ping is a legacy method; a modern
 // server is asked server/discover instead).
 func (c *Client) Ping(ctx context.Context) error {
-	method := "ping"
-	if c.sess.Era() == iclient.EraModern {
-		method = "server/discover"
-	}
-	_, err := c.call(ctx, method, nil, newConfig([]CallOption{NoCache()}))
+	_, err := c.call(ctx, c.ev.pingMethod(), nil, newConfig([]CallOption{NoCache()}))
 	return err
 }

@@ -202,6 +202,7 @@ type Options struct {
 // are settled. It is safe for concurrent use.
 type Client struct {
 	sess   *iclient.Session
+	ev     clientEra // the era seam (era.go)
 	opts   Options
 	caps   mcp.ClientCapabilities
 	meta   json.RawMessage // client capabilities, encoded
@@ -321,13 +322,11 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if sess.Conn() != conn {
 		c.install(sess.Conn()) // the HTTP+SSE fallback
 	}
-	c.sess = sess
-	c.legacy.Store(sess.Era() == iclient.EraLegacy)
+	c.sess, c.ev = sess, eraFor(sess)
+	c.legacy.Store(c.ev.era() == mcp.EraLegacy)
 	_, c.http = sess.Conn().(*iclient.HTTPConn)
-	if hc, ok := sess.Conn().(*iclient.HTTPConn); ok && sess.Era() == iclient.EraLegacy {
-		hc.OpenStandaloneStream(o.ConnectTimeout)
-	}
-	if o.Eras == ModernOnly && sess.Era() != iclient.EraModern {
+	c.ev.started(c)
+	if o.Eras == ModernOnly && c.ev.era() != mcp.EraModern {
 		sess.Close()
 		return nil, errors.New("client: the server is a legacy one and Eras is ModernOnly")
 	}
@@ -357,6 +356,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	c.instr = d.Instructions
 	c.supVer = d.SupportedVersions
+	iclient.HandOver(ctx, sess) // for `mcpkit discover --check` (internal/client/bridge.go)
 	return c, nil
 }
 
@@ -409,12 +409,7 @@ func (c *Client) Capabilities() *mcp.ServerCapabilities { return c.scaps }
 func (c *Client) Instructions() string { return c.instr }
 
 // Era returns the server's era: mcp.EraModern or mcp.EraLegacy.
-func (c *Client) Era() mcp.Era {
-	if c.sess.Era() == iclient.EraLegacy {
-		return mcp.EraLegacy
-	}
-	return mcp.EraModern
-}
+func (c *Client) Era() mcp.Era { return c.ev.era() }
 
 // Transport names the transport the client speaks over:
 // mcp.TransportStreamableHTTP, mcp.TransportSSE (the deprecated 2024-11-05

@@ -1,28 +1,30 @@
 // Package client is an MCP client for servers of both protocol eras: the
 // stateless revision 2026-07-28 (server/discover, per-request _meta) and
 // the legacy session revisions up to 2025-11-25 (an initialize handshake).
-// It shares its wire types with package mcp: a listed tool is an
-// *mcp.Tool, a tool result an *mcp.CallToolResult, a protocol error an
-// *mcp.Error.
+// It shares its wire types with package [github.com/mcpkit/mcpkit/mcp]: a
+// listed tool is an [*mcp.Tool], a tool result an [*mcp.CallToolResult], a
+// protocol error an [*mcp.Error], the era an [mcp.Era], the transport an
+// [mcp.Transport]. It exports nothing that duplicates a name of mcp.
 //
 // # Connecting
 //
-// Connect reaches a server through a Transport: HTTPTransport (Streamable
-// HTTP, with a custom *http.Client and extra headers; the 2024-11-05
+// [Connect] reaches a server through a [Transport]: [HTTPTransport]
+// (Streamable HTTP, with a custom *http.Client and extra headers; the 2024-11-05
 // HTTP+SSE transport is tried when the endpoint refuses Streamable HTTP),
-// CommandTransport (a stdio server process: its stderr is kept and shown
+// [CommandTransport] (a stdio server process: its stderr is kept and shown
 // when it fails, and Close closes its stdin, waits, and then kills it) or
-// MemoryTransport (an *mcp.Server in the same process, without sockets).
+// [MemoryTransport] (an [*mcp.Server] in the same process, without sockets).
 //
 // Connect negotiates discover first: it sends server/discover at the
 // newest version; on UnsupportedProtocolVersion (-32022) it retries at the
 // newest version both sides support (from the error's data.supported);
 // when the answer shows a legacy server (anything but a DiscoverResult or
 // a modern error), it sends initialize at 2025-11-25 and speaks the session
-// protocol from then on. Options.Version pins a version and Options.Eras
-// restricts the eras (ModernOnly, LegacyOnly). Whatever the era, the
-// caller sees one API: ServerInfo, Capabilities, Instructions, Era (an
-// mcp.Era), ProtocolVersion and Transport describe the server.
+// protocol from then on. [Options].Version pins a version and
+// [Options].Eras restricts the eras ([ModernOnly], [LegacyOnly]). Whatever
+// the era, the caller sees one API: [Client.ServerInfo],
+// [Client.Capabilities], [Client.Instructions], [Client.Era],
+// [Client.ProtocolVersion] and [Client.Transport] describe the server.
 //
 // # Calls
 //

@@ -94,7 +94,7 @@ func (c *Client) encodeParams(params map[string]any, st *callState) (json.RawMes
 // appendMeta appends the request's _meta to dst, or returns nil for none
 // (a legacy request without extra keys).
 func (c *Client) appendMeta(dst []byte, st *callState) ([]byte, error) {
-	modern := c.sess.Era() == iclient.EraModern
+	modern := c.ev.perRequestMeta()
 	b := dst
 	if modern {
 		// A caller's key that overrides a required one: the general path.
@@ -267,7 +267,7 @@ func (c *Client) fillRequest(req *iclient.Request, method string, params map[str
 		return err
 	}
 	*req = iclient.Request{Method: method, Params: body}
-	if c.http && c.sess.Era() == iclient.EraModern {
+	if c.http && c.ev.perRequestMeta() {
 		if req.Header, err = c.modernHeaders(method, params); err != nil {
 			return err
 		}

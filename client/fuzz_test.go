@@ -44,6 +44,7 @@ func fuzzClient(reply []byte, notes [][]byte) *Client {
 	conn := &fakeConn{reply: reply, notes: notes}
 	c := &Client{
 		sess:        iclient.NewModernSession(conn, mcp.LatestVersion, json.RawMessage(`{"name":"fuzz","version":"1"}`)),
+		ev:          modernClient{},
 		progress:    map[string]*callState{},
 		headerTools: map[string]json.RawMessage{},
 		subs:        map[string]func(*jsonrpc.Message){},

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -70,9 +69,12 @@ const (
 // after 10 failed attempts in a row the last error is yielded. Stopping
 // the iteration, or cancelling ctx, ends the subscription.
 func (c *Client) Listen(ctx context.Context, filter ListenFilter) iter.Seq2[*ListenEvent, error] {
-	if c.sess.Era() == iclient.EraLegacy {
-		return c.listenLegacy(ctx, filter)
-	}
+	return c.ev.listen(c, ctx, filter)
+}
+
+// listenModern is Listen on a modern server: a subscriptions/listen
+// stream.
+func (c *Client) listenModern(ctx context.Context, filter ListenFilter) iter.Seq2[*ListenEvent, error] {
 	return func(yield func(*ListenEvent, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()

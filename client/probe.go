@@ -135,14 +135,3 @@ func (c *Client) Probe() []Step { return steps(c.sess.Steps) }
 // ConnectLatency returns the round trip of the request that described the
 // server (server/discover, or initialize for a legacy server).
 func (c *Client) ConnectLatency() time.Duration { return c.sess.Latency }
-
-func init() {
-	// The command line's spec checks (`mcpkit discover --check`) send
-	// deliberately malformed requests on the client's own connection.
-	iclient.SessionOf = func(v any) *iclient.Session {
-		if c, ok := v.(*Client); ok {
-			return c.sess
-		}
-		return nil
-	}
-}

@@ -395,7 +395,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"})
 		return nil, false
 	case errors.Is(err, ErrInsufficientScope):
-		s.log.Debug("mcp: access token lacks scope", "method", msg.Method, "err", scrub(err, token))
+		s.log.Debug("mcp: access token lacks scope", "method", logField(msg.Method), "err", logText(scrub(err, token)))
 		var se *scopeError
 		scopes := a.required
 		if errors.As(err, &se) {
@@ -404,20 +404,20 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 		s.denyScope(w, msg.ID, scopes)
 		return nil, false
 	case errors.Is(err, ErrInvalidToken):
-		s.log.Debug("mcp: access token rejected", "method", msg.Method, "remote", r.RemoteAddr, "err", scrub(err, token))
+		s.log.Debug("mcp: access token rejected", "method", logField(msg.Method), "remote", logField(r.RemoteAddr), "err", logText(scrub(err, token)))
 		s.denyAuth(w, msg.ID, http.StatusUnauthorized, "invalid_token", "Unauthorized: the access token is invalid or expired")
 		return nil, false
 	case err != nil && r.Context().Err() != nil:
 		return nil, false // the client went away while its token was checked
 	case err != nil:
-		s.log.Warn("mcp: access token could not be verified", "method", msg.Method, "err", scrub(err, token))
+		s.log.Warn("mcp: access token could not be verified", "method", logField(msg.Method), "err", logText(scrub(err, token)))
 		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInternalError, Message: "Service Unavailable: the access token could not be verified; try again later", status: http.StatusServiceUnavailable})
 		return nil, false
 	}
 	pp := *p
 	pp.includes = a.opts.ScopeIncludes
 	if !pp.hasScopes(a.required) {
-		s.log.Debug("mcp: access token lacks a required scope", "method", msg.Method, "subject", pp.Subject)
+		s.log.Debug("mcp: access token lacks a required scope", "method", logField(msg.Method), "subject", logField(pp.Subject))
 		s.denyScope(w, msg.ID, a.required)
 		return nil, false
 	}

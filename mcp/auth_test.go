@@ -696,3 +696,36 @@ func TestAuthPrimitiveScopes(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthLogBounded sends a method name of 3 MiB with a token the
+// verifier rejects: the debug line that says so carries at most 256 bytes
+// of the method.
+func TestAuthLogBounded(t *testing.T) {
+	var logs strings.Builder
+	_, url := authServer(t, nil, &logs)
+	huge := strings.Repeat("m", 3<<20)
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + huge + `","params":{}}`
+	req, err := http.NewRequest(http.MethodPost, url+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer not-a-known-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", resp.StatusCode)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "access token rejected") {
+		t.Fatalf("no rejection logged:\n%.1000s", out)
+	}
+	if len(out) > 8<<10 {
+		t.Errorf("the log holds %d bytes after one rejected request: %.300s", len(out), out)
+	}
+}

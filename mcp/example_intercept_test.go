@@ -105,3 +105,32 @@ func ExampleServer_AddMethod() {
 	// {"id":1,"result":{"greeting":"hello, docs","resultType":"complete"}}
 	// {"id":1,"result":{"cacheScope":"public","capabilities":{"extensions":{"io.example/hello":{}}},"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"ttlMs":3600000}}
 }
+
+// An interceptor that counts tool calls by name for a metric: a name the
+// server did not register is the client's to choose, without bound, so it
+// is counted as "_OTHER" rather than given a series of its own.
+func ExampleCall_Registered() {
+	var mu sync.Mutex
+	counts := map[string]int{}
+	count := func(ctx context.Context, c *mcp.Call, next mcp.CallHandler) mcp.Outcome {
+		if c.Method == "tools/call" {
+			label := "_OTHER"
+			if c.Registered() {
+				label = c.Name
+			}
+			mu.Lock()
+			counts[label]++
+			mu.Unlock()
+		}
+		return next(ctx, c)
+	}
+	s := mcp.NewServer(&mcp.ServerOptions{Interceptors: []mcp.Interceptor{count}})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) { return "ok", nil })
+	for _, name := range []string{"echo", "made-up-1", "made-up-2", "echo"} {
+		exampleRPC(s, "tools/call", `{"name":"`+name+`","arguments":{}}`, "")
+	}
+	fmt.Println(counts)
+	// Output:
+	// map[_OTHER:2 echo:2]
+}

@@ -59,9 +59,23 @@ type Notifier interface {
 // ServerOptions.HTTP.DisableListenParking.) In one case Handle appends
 // nothing and returns status 0: when the server drops a listen stream
 // whose client reads too slowly; the transport then ends the stream
-// without a response, which tells the client to reconnect.
+// without a response, which tells the client to reconnect. A server with
+// Legacy.Only answers a request outside a legacy session with -32601.
 func (s *Server) Handle(ctx context.Context, dst []byte, in *Incoming, n Notifier) ([]byte, int) {
+	if in.session == nil && s.legacy != nil && s.legacy.only && in.Message.IsRequest() {
+		// Legacy.Only: the modern era is not served. The transports
+		// refuse such requests before they get here (stdio.go,
+		// legacy_http.go); Handle does for any other.
+		return refuseModern(dst, in)
+	}
 	return s.handle(ctx, dst, in, n, nil, nil)
+}
+
+// refuseModern answers a request without a session on a server of the
+// legacy era alone (Legacy.Only): -32601, as servers before 2026-07-28
+// answer anything before initialize.
+func refuseModern(dst []byte, in *Incoming) ([]byte, int) {
+	return appendEraError(legacyWire{}, dst, in.Message.ID, &Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + in.Message.Method + "; send initialize first"})
 }
 
 // handle is Handle, with the headers the validator reads already picked

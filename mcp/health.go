@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,20 +59,37 @@ func (s *Server) LivenessHandler() http.Handler {
 }
 
 // ReadinessHandler answers a readiness probe (/readyz) with Ready: 200
-// "ready", or 503 with the reason while shutting down or while a backend
-// is not ready (each probe bounded to 2 seconds).
+// "ready", or 503 "not ready" while a backend is not ready (each probe
+// bounded to 2 seconds), and 503 "not ready: mcp: the server is shutting
+// down" from Shutdown on. The backend's reason (which may name its
+// address) is not sent to whoever asks: it goes to ServerOptions.Logger,
+// at warning level, when it differs from the last one logged, and the
+// recovery is logged once too.
 func (s *Server) ReadinessHandler() http.Handler {
+	var last atomic.Pointer[string] // the reason last logged; nil when ready
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if err := s.Ready(ctx); err != nil {
+		err := s.Ready(ctx)
+		switch {
+		case err == nil:
+			if last.Swap(nil) != nil {
+				s.log.Info("mcp: ready again")
+			}
+			w.Write([]byte("ready\n"))
+		case errors.Is(err, ErrShuttingDown):
 			w.WriteHeader(http.StatusServiceUnavailable)
-			w.Write([]byte("not ready: " + err.Error() + "\n"))
-			return
+			w.Write([]byte("not ready: " + ErrShuttingDown.Error() + "\n"))
+		default:
+			reason := logError(err)
+			if prev := last.Swap(&reason); prev == nil || *prev != reason {
+				s.log.Warn("mcp: not ready", "err", reason)
+			}
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("not ready\n"))
 		}
-		w.Write([]byte("ready\n"))
 	})
 }
 

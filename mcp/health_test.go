@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -26,7 +27,8 @@ func (b *flakyBus) Ready(ctx context.Context) error {
 
 func TestHealthEndpoints(t *testing.T) {
 	bus := &flakyBus{}
-	s := NewServer(&ServerOptions{Bus: bus})
+	var logs syncLog
+	s := NewServer(&ServerOptions{Bus: bus, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	hs := s.NewHTTPServer("", "")
 	srv := httptest.NewServer(hs.Handler)
 	defer srv.Close()
@@ -53,8 +55,13 @@ func TestHealthEndpoints(t *testing.T) {
 	check("up", "/healthz", probe{200, "ok"})
 	check("up", "/readyz", probe{200, "ready"})
 	bus.down.Store(true)
-	check("bus down", "/readyz", probe{503, "not ready: redis: connection refused"})
+	// The reason is logged, once, and not shown to whoever asks.
+	check("bus down", "/readyz", probe{503, "not ready"})
+	check("bus down", "/readyz", probe{503, "not ready"})
 	check("bus down", "/healthz", probe{200, "ok"})
+	if got := strings.Count(logs.String(), "redis: connection refused"); got != 1 {
+		t.Errorf("the reason is logged %d times, want once:\n%s", got, logs.String())
+	}
 	bus.down.Store(false)
 	check("bus back", "/readyz", probe{200, "ready"})
 	if err := s.Shutdown(context.Background()); err != nil {

@@ -392,6 +392,21 @@ func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
 
 var errTooLarge = errors.New("body too large")
 
+// loopbackOnly reports whether the listen address addr (HOST:PORT) takes
+// connections from this host only: its host is localhost or a loopback IP.
+// An empty or unspecified host listens on every interface.
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // httpHeaders holds the request headers that ServeHTTP and the validator
 // read, picked out of the header map in the one pass over it that also
 // sums its size, so that none of them costs a map lookup of its own.
@@ -599,11 +614,16 @@ func isLoopbackAddr(a net.Addr) bool {
 // answers health probes: GET /healthz (LivenessHandler) and GET /readyz
 // (ReadinessHandler).
 // A server without a requestState key (ServerOptions.State.Keys or
-// MCPKIT_STATE_KEYS) logs its warning about the random key here, at startup.
+// MCPKIT_STATE_KEYS) warns here, at start-up, when addr is not loopback-only
+// (it may be one replica of several); on loopback, or with an empty addr
+// (the caller serves on a listener of its own), it says so only at its
+// first seal, at Info level.
 func (s *Server) NewHTTPServer(addr, path string) *http.Server {
-	// A server without a configured requestState key says so now, at startup, rather than at
-	// its first elicitation: a replica behind a load balancer needs the shared key.
-	s.state.keys()
+	// A replica behind a load balancer needs the shared key: say so now
+	// rather than at the first elicitation.
+	if addr != "" && !loopbackOnly(addr) {
+		s.state.warnShared("listening on " + addr + ", not on loopback only")
+	}
 	if path == "" {
 		path = "/mcp"
 	}

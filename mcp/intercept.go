@@ -121,10 +121,11 @@ type Call struct {
 	TaskID string
 
 	session *session
-	// remote is Incoming.remote (see PeerAddr), and quota the server's
-	// quotas, which know the trusted proxies (see ClientAddr).
+	// remote is Incoming.remote (see PeerAddr), and srv the server, whose
+	// quotas know the trusted proxies (see ClientAddr) and whose registry
+	// the names (see Registered).
 	remote string
-	quota  *quotas
+	srv    *Server
 	// The innermost handler runs xc.serve (an exchange's method), or else
 	// serve; ran records that it was called.
 	xc    *exchangeCall
@@ -147,14 +148,52 @@ func (c *Call) PeerAddr() string { return c.remote }
 // header from any other peer is ignored. It returns the zero Addr when the
 // call has no peer address or the peer's is not an IP address.
 func (c *Call) ClientAddr() (addr netip.Addr, forwarded bool) {
-	if c.remote == "" || c.quota == nil {
+	if c.remote == "" || c.srv == nil {
 		return netip.Addr{}, false
 	}
 	var h http.Header
 	if c.Info != nil {
 		h = c.Info.Header
 	}
-	return c.quota.clientAddr(c.remote, h)
+	return c.srv.quota.clientAddr(c.remote, h)
+}
+
+// Registered reports whether the call's Name is one the server registered:
+// a tool's name (tools/call), a prompt's (prompts/get), or a resource's
+// URI or one that a resource template matches (resources/read,
+// resources/subscribe, resources/unsubscribe), in the registry the call
+// is served from. It reports false for other methods and for names the
+// server does not know, which the client chose without bound: telemetry
+// that labels metrics by name uses it to label those with a fixed value
+// instead (the otel module uses "_OTHER"), so that a client cannot make a
+// series per request. Visibility filters are not consulted: a registered
+// name is bounded whoever asks. The items of a ServerOptions.Provider are
+// not the registry's: Registered reports false for them. It is safe to
+// call from any interceptor.
+func (c *Call) Registered() bool {
+	if c.srv == nil || c.Name == "" {
+		return false
+	}
+	sn := c.srv.snapshot()
+	if c.xc != nil && c.xc.x.snap != nil {
+		sn = c.xc.x.snap
+	}
+	switch c.Method {
+	case "tools/call":
+		return sn.tools[c.Name] != nil
+	case "prompts/get":
+		return sn.prompts[c.Name] != nil
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		if sn.resources[c.Name] != nil {
+			return true
+		}
+		for _, t := range sn.templates {
+			if t.tmpl.Match(c.Name) != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // peerHost is the host part of a "host:port" address, or all of it.
@@ -248,7 +287,7 @@ type exchangeCall struct {
 func (x *exchange) newCall(t Transport, ss *session, h methodHandler, n Notifier, dst []byte) *exchangeCall {
 	xc := &exchangeCall{s: x.s, x: x, h: h, n: n, dst: dst, mark: len(dst)}
 	xc.Call = Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss,
-		remote: x.remote, quota: &x.s.quota, xc: xc}
+		remote: x.remote, srv: x.s, xc: xc}
 	c := &xc.Call
 	if ss != nil {
 		c.SessionID = ss.id
@@ -380,7 +419,7 @@ func (s *Server) rejectedIntercepted(ctx context.Context, dst, resp []byte, stat
 	}
 	mark := len(dst)
 	c := &Call{Method: msg.Method, ID: msg.ID, Params: msg.Params, Transport: in.Transport,
-		remote: in.remote, quota: &s.quota, Info: &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraModern}}
+		remote: in.remote, srv: s, Info: &RequestInfo{Header: in.Header, Principal: in.Principal, Era: EraModern}}
 	if field := s.nameField(msg.Method); field != "" {
 		if v, ok := jsonscan.Lookup(msg.Params, field); ok {
 			c.Name, _ = jsonscan.String(v)

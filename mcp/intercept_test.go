@@ -550,3 +550,46 @@ func TestInterceptorsSeeRejectedRequests(t *testing.T) {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
+
+// TestCallRegistered checks Call.Registered: true for the names of
+// registered tools, prompts, resources and template matches, false for
+// names the client made up and for methods without a registered name.
+func TestCallRegistered(t *testing.T) {
+	got := map[string]bool{}
+	var mu sync.Mutex
+	s := interceptedServer(func(ctx context.Context, c *Call, next CallHandler) Outcome {
+		mu.Lock()
+		got[c.Method+" "+c.Name] = c.Registered()
+		mu.Unlock()
+		return next(ctx, c)
+	})
+	s.AddPrompt(&Prompt{Name: "greet", Description: "Greets."}, func(ctx context.Context, req *PromptRequest) (*GetPromptResult, error) {
+		return &GetPromptResult{}, nil
+	})
+	read := func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{Contents: []*ResourceContents{{URI: req.URI, Text: "x"}}}, nil
+	}
+	s.AddResource(&Resource{URI: "file:///a", Name: "a", Description: "A."}, read)
+	s.AddResourceTemplate(&ResourceTemplate{URITemplate: "file:///t/{x}", Name: "t", Description: "T."}, read)
+	for _, c := range []struct{ method, params string }{
+		{"tools/call", `{"name":"echo","arguments":{"text":"hi"}}`},
+		{"tools/call", `{"name":"nope","arguments":{}}`},
+		{"prompts/get", `{"name":"greet"}`},
+		{"prompts/get", `{"name":"nope"}`},
+		{"resources/read", `{"uri":"file:///a"}`},
+		{"resources/read", `{"uri":"file:///t/1"}`},
+		{"resources/read", `{"uri":"file:///nope"}`},
+		{"tools/list", ``},
+	} {
+		call(t, s, c.method, c.params)
+	}
+	want := map[string]bool{
+		"tools/call echo": true, "tools/call nope": false,
+		"prompts/get greet": true, "prompts/get nope": false,
+		"resources/read file:///a": true, "resources/read file:///t/1": true, "resources/read file:///nope": false,
+		"tools/list ": false,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Registered by call (-want +got):\n%s", diff)
+	}
+}

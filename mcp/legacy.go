@@ -23,6 +23,11 @@ package mcp
 //     MCP-Protocol-Version header names a legacy version is told that it
 //     needs a session instead).
 //
+// A server with Legacy.Only applies rule 2 alone, as a server written before
+// 2026-07-28: modern _meta does not make a request modern, initialize
+// always opens a session, and anything else without one is refused
+// (stdio: -32601 before initialize; HTTP: 400, errNeedSession).
+//
 // Legacy requests then flow through Handle like modern ones: the session
 // supplies the protocol version, client capabilities and log level that a
 // modern request carries in _meta, and results are encoded by the legacy
@@ -83,6 +88,7 @@ const primingVersion = "2025-11-25"
 type legacyEra struct {
 	sessions      *sessions
 	clientTimeout time.Duration
+	only          bool          // Legacy.Only: no modern era
 	busOnce       sync.Once     // subscribeBus
 	workers       legacyWorkers // run the requests of HTTP sessions
 }
@@ -92,6 +98,9 @@ type legacyEra struct {
 func (s *Server) initLegacy() {
 	o := &s.opts.Legacy
 	s.versions = append(slices.Clone(s.modern), legacyVersions...)
+	if o.Only {
+		s.versions = slices.Clone(legacyVersions)
+	}
 	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	store := o.SessionStore
 	if store == nil {
@@ -102,6 +111,7 @@ func (s *Server) initLegacy() {
 	s.legacy = &legacyEra{
 		sessions:      newSessions(s, store, idle, max),
 		clientTimeout: timeout,
+		only:          o.Only,
 		workers:       newLegacyWorkers(),
 	}
 }
@@ -115,6 +125,9 @@ func (s *Server) initializeHint() string {
 	return "a request carrying _meta[\"" + metaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
 		"), which has no handshake; legacy clients (" + strings.Join(legacyVersions, ", ") + ") send initialize without it"
 }
+
+// legacyOnly reports whether s serves the legacy era alone (Legacy.Only).
+func (s *Server) legacyOnly() bool { return s.legacy != nil && s.legacy.only }
 
 // isLegacyVersion reports whether v names a served legacy version.
 func (s *Server) isLegacyVersion(v string) bool {
@@ -277,21 +290,34 @@ func (s *Server) legacyHandshakeIntercepted(ctx context.Context, dst []byte, in 
 		}
 	}
 	fill()
-	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss}
+	c := &Call{Method: msg.Method, ID: msg.ID, Info: info, Params: msg.Params, Transport: in.Transport, SessionID: ss.id, session: ss,
+		remote: in.remote, srv: s}
 	mark := len(dst)
 	var out []byte
 	var inner Outcome
+	var began *SessionState // the state this initialize gave the session
 	c.serve = func(ctx context.Context, c *Call) Outcome {
 		if msg.Method == "ping" {
 			out = jsonrpc.AppendResult(dst, msg.ID, []byte("{}"))
 		} else {
+			before := ss.state()
 			out, _ = s.initialize(dst, ss, msg)
+			if before == nil {
+				began = ss.state()
+			}
 			fill()
 		}
 		inner = rawOutcome(out[mark:], legacyWire{})
 		return inner
 	}
 	o, ran := s.intercept(ctx, c)
+	// An initialize that an interceptor fails opens no session, even when
+	// the handshake itself succeeded: the transport then ends it (and its
+	// quota) instead of naming it in Mcp-Session-Id.
+	failed := !ran || (o.Err != nil && o.Err != inner.Err)
+	if failed && began != nil {
+		ss.unbegin(began)
+	}
 	if o.Err != nil && (!ran || o.Err != inner.Err) {
 		return appendLegacyError(dst[:mark], msg.ID, o.Err)
 	}

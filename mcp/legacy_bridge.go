@@ -96,7 +96,7 @@ func hasInputMembers(p *paramSpans, params []byte) bool {
 
 // legacyInputFailed ends a legacy request whose input could not be had.
 func legacyInputFailed(x *exchange, dst []byte, err error) ([]byte, error) {
-	x.s.log.Debug("mcp: no input from the legacy client", "method", x.method, "err", err)
+	x.s.log.Debug("mcp: no input from the legacy client", "method", x.method, "err", logError(err))
 	msg := "Could not get the input this request needs from the client: " + err.Error()
 	if x.method != "tools/call" {
 		return nil, &Error{Code: jsonrpc.CodeInternalError, Message: msg, Err: err}

@@ -52,8 +52,17 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 	// The checks are ordered so that modern traffic (no session id, not
 	// initialize) reads two headers and does not scan the body.
 	sid := hh.sessionID
+	only := s.legacy.only
 	if len(sid) == 0 {
 		switch {
+		case only && msg.IsRequest() && msg.Method == "initialize":
+			s.legacyInitialize(w, r, heapMsg(msg), p)
+			return true
+		case only:
+			// A server of the legacy era alone answers what comes
+			// without a session as servers before 2026-07-28 do.
+			writeHTTPError(w, msg.ID, errNeedSession)
+			return true
 		case !msg.IsRequest():
 			return false
 		case msg.Method == "initialize":
@@ -69,7 +78,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 		}
 		return false
 	}
-	if hasModernMeta(msg.Params) {
+	if !only && hasModernMeta(msg.Params) {
 		return false
 	}
 	ss, err := s.legacy.sessions.lookup(r.Context(), sid[0], p)

@@ -204,6 +204,10 @@ func (ss *session) begin(st *SessionState) bool {
 	return ss.st.CompareAndSwap(nil, st)
 }
 
+// unbegin takes back the state st that begin recorded, when the initialize
+// that recorded it failed after all (an interceptor refused it).
+func (ss *session) unbegin(st *SessionState) { ss.st.CompareAndSwap(st, nil) }
+
 func (ss *session) markInitialized() { ss.initialized.Store(true) }
 
 // update changes the session's state and saves it in the store.

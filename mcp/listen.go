@@ -322,7 +322,7 @@ func (l *listeners) deliver(c Change) {
 	clear(due)
 	l.due = due
 	for _, sub := range slow {
-		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "buffered", listenBuffer)
+		l.s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", logField(sub.id), "buffered", listenBuffer)
 		sub.mu.Lock()
 		ps, abort := sub.park, sub.abort
 		sub.mu.Unlock()

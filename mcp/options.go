@@ -83,7 +83,11 @@ type StateOptions struct {
 	// until TTL has passed. Every replica behind a load balancer needs the
 	// same keys. When empty, the keys come from the MCPKIT_STATE_KEYS
 	// environment variable (see ParseStateKeys), and failing that from a
-	// random per-process key, with a warning in the log.
+	// random per-process key. That is logged as a warning at start-up where
+	// it is a real risk (NewHTTPServer on an address that is not
+	// loopback-only, or a Bus, Legacy.SessionStore or Tasks.Store shared
+	// with other processes), and otherwise once, at Info level, at the
+	// first seal.
 	Keys [][]byte
 	// TTL is how long a requestState stays valid. Default 10 minutes. It
 	// cannot be off.
@@ -100,6 +104,17 @@ type LegacyOptions struct {
 	// -32601, Mcp-Session-Id headers are ignored and GET and DELETE get
 	// 405, as revision 2026-07-28 says of a server that speaks only it.
 	Disable bool
+	// Only serves the legacy era alone, as a server written before
+	// revision 2026-07-28 does: supportedVersions and SupportedVersions
+	// list the legacy versions only, initialize opens a session even
+	// when its params carry modern _meta, and anything else without a
+	// session is refused the way such servers refuse it: on stdio, a
+	// request before initialize gets -32601; over HTTP, a message without
+	// Mcp-Session-Id gets 400 with a plain JSON-RPC error (-32600, no
+	// modern data). Use it to stand in for an old server in tests and
+	// migrations. The zero value serves both eras; Only with Disable is a
+	// programmer error, which NewServer reports by panicking.
+	Only bool
 	// SessionStore keeps the state of legacy Streamable HTTP sessions.
 	// Default: an in-memory store (NewMemorySessionStore).
 	SessionStore SessionStore

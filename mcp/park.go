@@ -387,7 +387,7 @@ func (ps *parkedStream) end(err error) {
 		logged := sub.end == subDropped // deliver has logged the drop
 		sub.mu.Unlock()
 		if !logged {
-			s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", sub.id, "writeTimeout", s.listen.writeTimeout)
+			s.log.Warn("mcp: dropping a subscriptions/listen stream: its client does not keep up with notifications", "subscriptionId", logField(sub.id), "writeTimeout", s.listen.writeTimeout)
 		}
 	}
 	l := &s.listen

@@ -50,6 +50,12 @@ type QuotaOptions struct {
 	// there. Default: none. Behind a load balancer, set it, or every
 	// client shares the balancer's address and quota.
 	TrustedProxies []netip.Prefix
+	// IPv6Prefix is the length of the IPv6 prefix whose addresses are one
+	// client: a host is commonly given a whole /64, so counting each of
+	// its addresses (or zones) apart would multiply its quotas by 2^64.
+	// Default 64. Off (or 128) makes each address its own client; a value
+	// above 128 makes NewServer panic. IPv4 clients are single addresses.
+	IPv6Prefix int
 	// MaxInFlightBytes bounds the total size of the HTTP request bodies
 	// being handled and responses being written at once, server-wide,
 	// counting those of 64 KiB or more. A request that would pass it is
@@ -129,6 +135,7 @@ type quotas struct {
 	off     bool
 	limits  [numQuotas]int // Off: unlimited
 	trusted []netip.Prefix
+	v6bits  int // IPv6Prefix: the bits of an IPv6 address that name a client
 
 	mu     sync.Mutex
 	counts map[string]*[numQuotas]int32
@@ -156,6 +163,13 @@ func (q *quotas) init(o *QuotaOptions) {
 		offSetting(o.MaxSessionsPerClient, 2500),
 	}
 	q.trusted = append([]netip.Prefix(nil), o.TrustedProxies...)
+	if o.IPv6Prefix > 128 {
+		panic("mcp.NewServer: Quotas.IPv6Prefix is " + strconv.Itoa(o.IPv6Prefix) + ", more than the 128 bits of an IPv6 address")
+	}
+	q.v6bits = offSetting(o.IPv6Prefix, defaultIPv6Prefix)
+	if q.v6bits < 0 {
+		q.v6bits = 128
+	}
 	q.counts = map[string]*[numQuotas]int32{}
 	q.maxInFlight = offSetting(o.MaxInFlightBytes, 256<<20)
 	q.maxResponse = offSetting(o.MaxResponseBytes, 16<<20)
@@ -171,6 +185,9 @@ func (q *quotas) init(o *QuotaOptions) {
 		q.adapt.runnable = readRunnable()
 	}
 }
+
+// defaultIPv6Prefix is QuotaOptions.IPv6Prefix's default.
+const defaultIPv6Prefix = 64
 
 // defaultMaxInFlightRequests is QuotaOptions.MaxInFlightRequests' default.
 const defaultMaxInFlightRequests = 1024
@@ -535,7 +552,7 @@ func (q *quotas) unadmit(n int64) {
 }
 
 // clientKey names the client of a request for the quotas: its principal,
-// or its address.
+// or its address (an IPv6 address by its IPv6Prefix, without its zone).
 func (q *quotas) clientKey(p *Principal, remoteAddr string, h http.Header) string {
 	if p != nil {
 		return "p " + p.Issuer + " " + p.Subject
@@ -544,6 +561,14 @@ func (q *quotas) clientKey(p *Principal, remoteAddr string, h http.Header) strin
 		return ""
 	}
 	a, _ := q.clientAddr(remoteAddr, h)
+	if a.Is6() {
+		a = a.WithZone("")
+		if q.v6bits < 128 {
+			if pfx, err := a.Prefix(q.v6bits); err == nil {
+				return "a " + pfx.String()
+			}
+		}
+	}
 	return "a " + a.String()
 }
 

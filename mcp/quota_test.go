@@ -4,18 +4,21 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
 var initBody = string(mcpwire.Initialize("", "").Bytes())
@@ -361,4 +364,99 @@ func TestMaxResponseBytes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failInitialize is an interceptor that fails the first n initialize
+// calls after the handshake ran, with "not today".
+func failInitialize(n int32) Interceptor {
+	var fails atomic.Int32
+	fails.Store(n)
+	return func(ctx context.Context, c *Call, next CallHandler) Outcome {
+		o := next(ctx, c)
+		if c.Method == "initialize" && fails.Add(-1) >= 0 {
+			return Outcome{Err: &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: not today"}}
+		}
+		return o
+	}
+}
+
+// TestQuotaFailedInitialize: an initialize that an interceptor fails (here
+// after the handshake ran) opens no session: the error names none in
+// Mcp-Session-Id, the session quota is not held, and three failures do
+// not lock the client out.
+func TestQuotaFailedInitialize(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2}, Interceptors: []Interceptor{failInitialize(3)}})
+	for i := range 3 {
+		w := quotaPost(s, "192.0.2.1:1000", "", initBody)
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" || !strings.Contains(w.Body.String(), "not today") {
+			t.Errorf("failed initialize %d: %d, Mcp-Session-Id %q, body %s", i, w.Code, id, w.Body)
+		}
+	}
+	if n := s.quota.held(quotaSessions, "a 192.0.2.1"); n != 0 {
+		t.Errorf("after three failed initializes the client holds %d sessions, want 0", n)
+	}
+	for i := range 2 {
+		w := quotaPost(s, "192.0.2.1:1000", "", initBody)
+		if w.Code != 200 || w.Header().Get("Mcp-Session-Id") == "" {
+			t.Errorf("initialize %d after the failures: %d %q %s", i, w.Code, w.Header().Get("Mcp-Session-Id"), w.Body)
+		}
+	}
+}
+
+// TestFailedInitializeStdio: on stdio, an initialize that an interceptor
+// fails leaves the connection uninitialized, so that the client may try
+// again (it was "already initialized" before).
+func TestFailedInitializeStdio(t *testing.T) {
+	s := NewServer(&ServerOptions{Interceptors: []Interceptor{failInitialize(1)}, Logger: discardLogger()})
+	init2 := mcpwire.Initialize("", "")
+	init2.ID = "2"
+	in := initBody + "\n" + string(init2.Bytes()) + "\n"
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "not today") || !strings.Contains(lines[1], `"protocolVersion"`) {
+		t.Errorf("answers:\n%s\nwant the refusal, then an initialize result", out.String())
+	}
+}
+
+// TestQuotaIPv6Prefix: the addresses (and zones) of one IPv6 /64 are one
+// client by default, so that a host cannot multiply its quota by using
+// more of its addresses; other /64s, and each address with IPv6Prefix
+// Off, count apart.
+func TestQuotaIPv6Prefix(t *testing.T) {
+	tests := []struct {
+		name   string
+		prefix int
+		addrs  []string // the peers of the initializes, in order
+		want   []int    // the status of each
+	}{
+		{"one /64 by default", 0, []string{"[2001:db8::1]:1000", "[2001:db8::2]:1000", "[2001:db8::ffff:1]:1000", "[fe80::1%eth0]:1", "[2001:db8:0:1::1]:1000"},
+			[]int{200, 200, 429, 200, 200}},
+		{"zones are one address", 0, []string{"[fe80::1%eth0]:1", "[fe80::1%eth1]:1", "[fe80::1%eth2]:1"}, []int{200, 200, 429}},
+		{"a /48", 48, []string{"[2001:db8::1]:1000", "[2001:db8:0:1::1]:1000", "[2001:db8:0:2::1]:1000"}, []int{200, 200, 429}},
+		{"each address with Off", Off, []string{"[2001:db8::1]:1000", "[2001:db8::2]:1000", "[2001:db8::3]:1000"}, []int{200, 200, 200}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxSessionsPerClient: 2, IPv6Prefix: tt.prefix}})
+			var got []int
+			for _, a := range tt.addrs {
+				got = append(got, quotaPost(s, a, "", initBody).Code)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("statuses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQuotaIPv6PrefixTooLong(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(fmt.Sprint(p), "IPv6Prefix") {
+			t.Errorf("panic %v, want one naming IPv6Prefix", p)
+		}
+	}()
+	NewServer(&ServerOptions{Quotas: QuotaOptions{IPv6Prefix: 129}})
 }

@@ -1,34 +1,3 @@
-// Package mcp builds Model Context Protocol servers for protocol revision
-// 2026-07-28, the stateless revision: every request carries its protocol
-// version and client capabilities, any replica can serve any request, and
-// server/discover describes the server in one call.
-//
-// A Server holds the registered tools (AddTool), resources and resource
-// templates (AddResource, AddResourceTemplate) and prompts (AddPrompt), with
-// argument completion for prompts and templates, and serves them over
-// Streamable HTTP (it is an http.Handler) or over stdio (ServeStdio). One
-// Server value serves any number of concurrent requests.
-//
-// The handlers of tools, prompts and resources can ask the client for input
-// (elicitation, sampling, roots) with the Elicit, Sample and ListRoots
-// methods of their requests: the server answers input_required, the client
-// retries with the answers, and the handler runs again. The state that
-// travels with the retry is sealed with ServerOptions.State.Keys, which every
-// replica must share.
-//
-// Clients that want to hear about changes open a subscriptions/listen
-// stream. Registering or removing tools, prompts and resources while
-// serving notifies the streams that asked for that list, and
-// NotifyResourceUpdated notifies those that named the resource. Changes
-// travel on ServerOptions.Bus, in-process by default; with a distributed Bus
-// (the Redis one in github.com/mcpkit/mcpkit/redis) they reach the streams
-// of every replica. Shutdown ends the streams gracefully.
-//
-// A tool whose calls take long can declare Tool.TaskSupport: for clients
-// that support the tasks extension, its handler (unchanged) then runs in
-// the background, and the client gets a task it polls with tasks/get,
-// answers with tasks/update and stops with tasks/cancel. Tasks live in a
-// TaskStore (ServerOptions.Tasks), which replicas share.
 package mcp
 
 import (
@@ -51,7 +20,9 @@ import (
 // A numeric setting that cannot be off makes NewServer panic on a negative
 // value. A feature is turned off by the Disable field of its group
 // (Listen.Disable, Legacy.Disable); HTTP.DisableListenParking turns off a
-// behaviour in the same way.
+// behaviour in the same way. The eras served are both by default,
+// 2026-07-28 alone with Legacy.Disable, and the legacy era alone with
+// Legacy.Only.
 //
 // The fields at the top level bind every transport (Streamable HTTP, stdio,
 // and the legacy era on both). The groups name where they apply: HTTP only
@@ -158,7 +129,7 @@ type Server struct {
 	log        *slog.Logger
 	versions   []string   // every served version, newest first: modern, then legacy
 	modern     []string   // the served modern versions (per-request _meta)
-	legacy     *legacyEra // nil when ModernOnly; see legacy.go
+	legacy     *legacyEra // nil with Legacy.Disable; see legacy.go
 	serverInfo []byte     // `"io.modelcontextprotocol/serverInfo":{...}`
 	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
@@ -237,6 +208,9 @@ func NewServer(opts *ServerOptions) *Server {
 	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
 	s.modern = []string{LatestVersion}
 	s.versions = s.modern
+	if o.Legacy.Only && o.Legacy.Disable {
+		panic("mcp.NewServer: Legacy.Only and Legacy.Disable together leave no era to serve")
+	}
 	if !o.Legacy.Disable {
 		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
 	}

@@ -30,7 +30,10 @@ const DirectoryMIMEType = "inode/directory"
 // resources/directory/read.
 type SkillsOptions struct {
 	// Options are skills.Load's: the per-skill limits (MaxFiles, 512
-	// files, and MaxBytes, 16 MiB; Off means no limit) and Strict.
+	// files, and MaxBytes, 16 MiB; Off means no limit), the per-file
+	// limit (MaxFileBytes: by default what a response of the server's
+	// Quotas.MaxResponseBytes carries, 64 KiB less for the envelope, so
+	// that every file listed can be read) and Strict.
 	skills.Options
 	// DirectoryRead serves resources/directory/read on the directories of
 	// the skills, and declares it ("directoryRead": true).
@@ -44,6 +47,11 @@ type SkillsOptions struct {
 	// Shutdown or at the next AddSkills.
 	Watch time.Duration
 }
+
+// skillsEnvelope is what a resources/read response of a skill file takes
+// besides the file's encoded bytes (the URI, the media type, the id), as
+// skills.DefaultMaxFileBytes counts it.
+const skillsEnvelope = 64 << 10
 
 // skillsServe is one loaded skill set as the snapshot serves it.
 type skillsServe struct {
@@ -96,6 +104,9 @@ func (s *Server) AddSkills(fsys fs.FS, opts *SkillsOptions) error {
 	var o SkillsOptions
 	if opts != nil {
 		o = *opts
+	}
+	if o.MaxFileBytes == 0 && s.quota.maxResponse > 0 {
+		o.MaxFileBytes = max(1, int64(s.quota.maxResponse)-skillsEnvelope)
 	}
 	set, err := skills.Load(fsys, &o.Options)
 	if set == nil {

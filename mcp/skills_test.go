@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -428,4 +429,31 @@ func (st *skillsListener) nextMethod(t *testing.T) string {
 		t.Fatal("no notification within 5 s")
 	}
 	return ""
+}
+
+// TestSkillsFileFitsResponse: AddSkills refuses a skill whose file fits
+// the skill limits but whose resources/read response would pass the
+// server's MaxResponseBytes (base64 grows a blob by a third), instead of
+// listing a file that can never be read; a file that fits is read whole.
+func TestSkillsFileFitsResponse(t *testing.T) {
+	s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxResponseBytes: 1 << 20}, Logger: discardLogger()})
+	blob := func(n int) *fstest.MapFile { return &fstest.MapFile{Data: bytes.Repeat([]byte{0, 1, 2, 0xff}, n/4)} }
+	fsys := fstest.MapFS{
+		"big/SKILL.md":   {Data: []byte(skillManifest("big", "Too big to read"))},
+		"big/data.bin":   blob(900 << 10), // 1.17 MiB of base64
+		"small/SKILL.md": {Data: []byte(skillManifest("small", "Small enough"))},
+		"small/data.bin": blob(700 << 10), // 0.91 MiB of base64
+	}
+	err := s.AddSkills(fsys, nil)
+	var se *skills.Error
+	if !errors.Is(err, skills.ErrTooLarge) || !errors.As(err, &se) || se.Path != "big/data.bin" {
+		t.Fatalf("AddSkills: %v, want ErrTooLarge naming big/data.bin", err)
+	}
+	if e := mustError(t, s, "resources/read", `{"uri":"skill://big/data.bin"}`); e.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("the refused file: %d %s, want -32602 (not found)", e.Code, e.Message)
+	}
+	c := mustResult(t, s, "resources/read", `{"uri":"skill://small/data.bin"}`)["contents"].([]any)[0].(map[string]any)
+	if b, _ := base64.StdEncoding.DecodeString(c["blob"].(string)); len(b) != 700<<10 {
+		t.Errorf("small/data.bin: %d bytes read, want %d", len(b), 700<<10)
+	}
 }

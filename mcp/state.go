@@ -21,6 +21,7 @@ import (
 	"golang.org/x/crypto/chacha20poly1305"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/testkey"
 )
 
 // StateKeysEnv is the environment variable that NewServer reads the
@@ -160,28 +161,94 @@ func (s *Server) initState() {
 			panic("mcp.NewServer: " + source + ": " + err.Error())
 		}
 		st.ring = kr
+		return
+	}
+	if reason := sharedBy(&s.opts); reason != "" {
+		st.warnShared(reason)
 	}
 }
 
 // keys returns the keyring, making a random per-process key on first use
-// when none was configured.
+// when none was configured, with a line at Info level: a process on its
+// own needs no shared key, so the first seal only mentions it. Where a
+// missing shared key is a real risk, warnShared has said so at start-up.
 func (st *sealer) keys() *keyring {
 	st.once.Do(func() {
 		if st.ring != nil {
 			return
 		}
-		sec := make([]byte, 32)
-		rand.Read(sec)
-		kr, err := newKeyring([][]byte{sec})
-		if err != nil {
-			panic("mcp: making a requestState key: " + err.Error())
-		}
-		st.ring = kr
-		st.log.Warn("mcp: no requestState key configured; using a random per-process key. "+
-			"Every replica behind a load balancer needs the same key, or a retry that lands on another replica fails; "+
-			"set ServerOptions.State.Keys or "+StateKeysEnv, "docs", docsURL+"mrtr.md#keys-and-running-several-replicas")
+		st.ring = randomKeyring()
+		st.log.Info("mcp: sealing requestState with a random per-process key (none configured); "+
+			"replicas behind a load balancer need a shared key: set ServerOptions.State.Keys or "+StateKeysEnv,
+			"docs", docsURL+"mrtr.md#keys-and-running-several-replicas")
 	})
 	return st.ring
+}
+
+// warnShared makes the random per-process key at once, when none was
+// configured, and warns that replicas will not share it, for reason:
+// the server is reachable from other hosts, or shares its Bus, sessions
+// or tasks with other processes.
+func (st *sealer) warnShared(reason string) {
+	st.once.Do(func() {
+		if st.ring != nil {
+			return
+		}
+		st.ring = randomKeyring()
+		st.log.Warn("mcp: no requestState key configured; using a random per-process key. "+
+			"Every replica behind a load balancer needs the same key, or a retry that lands on another replica fails; "+
+			"set ServerOptions.State.Keys or "+StateKeysEnv, "reason", reason, "docs", docsURL+"mrtr.md#keys-and-running-several-replicas")
+	})
+}
+
+// useTestKey seals with the fixed key of mcptest, when none was
+// configured and nothing was sealed yet, and says nothing.
+func (st *sealer) useTestKey() {
+	st.once.Do(func() {
+		if st.ring != nil {
+			return
+		}
+		sum := sha256.Sum256([]byte("mcptest: the fixed requestState key of test servers"))
+		kr, err := newKeyring([][]byte{sum[:]})
+		if err != nil {
+			panic("mcp: making the test requestState key: " + err.Error())
+		}
+		st.ring = kr
+	})
+}
+
+func init() {
+	testkey.Use = func(s any) { s.(*Server).state.useTestKey() }
+}
+
+// randomKeyring is a keyring of one fresh random key.
+func randomKeyring() *keyring {
+	sec := make([]byte, 32)
+	rand.Read(sec)
+	kr, err := newKeyring([][]byte{sec})
+	if err != nil {
+		panic("mcp: making a requestState key: " + err.Error())
+	}
+	return kr
+}
+
+// sharedBy names what this server shares with other processes (a Bus, a
+// SessionStore or a TaskStore other than the in-process ones), or "".
+func sharedBy(o *ServerOptions) string {
+	var what []string
+	if _, local := o.Bus.(*LocalBus); o.Bus != nil && !local {
+		what = append(what, "Bus")
+	}
+	if _, local := o.Legacy.SessionStore.(*MemorySessionStore); o.Legacy.SessionStore != nil && !local && !o.Legacy.Disable {
+		what = append(what, "Legacy.SessionStore")
+	}
+	if _, local := o.Tasks.Store.(*MemoryTaskStore); o.Tasks.Store != nil && !local {
+		what = append(what, "Tasks.Store")
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return "the server shares its " + strings.Join(what, ", ") + " with other processes"
 }
 
 // Method codes of carried answers.

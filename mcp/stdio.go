@@ -438,6 +438,12 @@ func (c *stdioConn) dispatch(ctx context.Context, line []byte) bool {
 		c.reply(jsonrpc.AppendError(nil, msg.ID, derr))
 		return true
 	}
+	if c.sess == nil && msg.IsRequest() && msg.Method != "initialize" && c.s.legacyOnly() {
+		// A server of the legacy era alone knows no method before
+		// initialize, as servers before 2026-07-28 do.
+		c.reply(jsonrpc.AppendError(nil, msg.ID, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: " + msg.Method + "; send initialize first"}))
+		return true
+	}
 	if c.sess == nil && c.s.icpt == nil && msg.Method == "server/discover" && msg.IsRequest() {
 		if served, ok := c.inline(&msg, &mv); served {
 			return ok
@@ -496,7 +502,7 @@ func (c *stdioConn) route(msg *jsonrpc.Message) bool {
 // wait for the answer still finds the session initialized. It reports
 // whether msg was such an initialize.
 func (c *stdioConn) serveInitialize(ctx context.Context, msg *jsonrpc.Message) bool {
-	if msg.Method != "initialize" || c.s.legacy == nil || (c.sess == nil && hasModernMeta(msg.Params)) {
+	if msg.Method != "initialize" || c.s.legacy == nil || (c.sess == nil && !c.s.legacy.only && hasModernMeta(msg.Params)) {
 		return false
 	}
 	if c.sess == nil {

@@ -302,7 +302,7 @@ func (r *taskRun) invoke(req *ToolRequest) (res *CallToolResult, err error) {
 // invokeIntercepted is invoke inside the interceptors (PhaseTaskRun).
 func (r *taskRun) invokeIntercepted(req *ToolRequest) (res *CallToolResult, err error) {
 	x := r.x
-	c := &Call{Method: x.method, Name: req.Name, ID: x.id, Info: &x.info, Params: x.params, Phase: PhaseTaskRun, TaskID: r.id}
+	c := &Call{Method: x.method, Name: req.Name, ID: x.id, Info: &x.info, Params: x.params, Phase: PhaseTaskRun, TaskID: r.id, srv: x.s}
 	var inner Outcome
 	c.serve = func(ctx context.Context, c *Call) Outcome {
 		res, err = x.invokeTool(ctx, r.t, req)

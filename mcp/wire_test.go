@@ -60,6 +60,8 @@ func wireServer(t *testing.T, comment string) *mcp.Server {
 			opts.Auth = testAuthOptions(f[2])
 		case "modernonly":
 			opts.Legacy.Disable = f[2] == "true"
+		case "legacyonly":
+			opts.Legacy.Only = f[2] == "true"
 		case "idle":
 			d, err := time.ParseDuration(f[2])
 			if err != nil {

@@ -1,6 +1,7 @@
 package mcptest_test
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -98,5 +99,20 @@ func TestResourceAndPromptHelpers(t *testing.T) {
 		if err != nil || d.ServerInfo.Name != demo.Name || d.Capabilities.Tools == nil {
 			t.Errorf("legacy %v: Discover = %+v, %v", legacy, d, err)
 		}
+	}
+}
+
+// TestTestKeyIsQuiet checks that a server under test seals its
+// requestState with the fixed test key and logs nothing about keys.
+func TestTestKeyIsQuiet(t *testing.T) {
+	t.Setenv(mcp.StateKeysEnv, "")
+	var log strings.Builder
+	s := demo.New(&mcp.ServerOptions{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	c := mcptest.NewClient(t, s, mcptest.Elicit(map[string]any{"name": "Ada"}))
+	if res, err := c.CallTool("test_input_required_result_elicitation", nil); err != nil || res.Text() != "Hello, Ada!" {
+		t.Fatalf("call = %+v, %v", res, err)
+	}
+	if strings.Contains(log.String(), "requestState") {
+		t.Errorf("the server logged about its key:\n%s", log.String())
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/testkey"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -123,8 +124,10 @@ type Client struct {
 	samplings []*mcp.CreateMessageParams
 }
 
-// NewClient connects a client to s, in memory unless HTTP is given. The
-// client (and the httptest server) are closed when the test ends; a
+// NewClient connects a client to s, in memory unless HTTP is given. A
+// server with no requestState key configured (ServerOptions.State.Keys,
+// MCPKIT_STATE_KEYS) seals with a fixed test key and logs nothing about it.
+// The client (and the httptest server) are closed when the test ends; a
 // failure to connect fails the test.
 func NewClient(tb TB, s *mcp.Server, options ...Option) *Client {
 	tb.Helper()
@@ -132,6 +135,9 @@ func NewClient(tb TB, s *mcp.Server, options ...Option) *Client {
 		tb.Fatalf("mcptest.NewClient: nil server")
 		return nil
 	}
+	// A server without a requestState key of its own seals with a fixed
+	// test key, quietly.
+	testkey.Use(s)
 	cfg := &config{}
 	for _, o := range options {
 		o(cfg)

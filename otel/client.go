@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -64,15 +65,19 @@ func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client
 	attrs := []attribute.KeyValue{semconv.McpMethodNameKey.String(c.Method)}
 	var spanOnly []attribute.KeyValue
 	name := c.Method
+	// The names come from the application, often from a server's lists:
+	// bounded like the server's (maxNameBytes, maxURIBytes).
 	switch c.Method {
 	case "tools/call":
-		attrs = append(attrs, semconv.GenAIToolName(c.Name), semconv.GenAIOperationNameExecuteTool)
-		name += " " + c.Name
+		n := clip.String(c.Name, maxNameBytes)
+		attrs = append(attrs, semconv.GenAIToolName(n), semconv.GenAIOperationNameExecuteTool)
+		name += " " + n
 	case "prompts/get":
-		attrs = append(attrs, semconv.GenAIPromptName(c.Name))
-		name += " " + c.Name
+		n := clip.String(c.Name, maxNameBytes)
+		attrs = append(attrs, semconv.GenAIPromptName(n))
+		name += " " + n
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		spanOnly = append(spanOnly, semconv.McpResourceURI(c.Name))
+		spanOnly = append(spanOnly, semconv.McpResourceURI(clip.String(c.Name, maxURIBytes)))
 	}
 	if c.ProtocolVersion != "" {
 		attrs = append(attrs, semconv.McpProtocolVersion(c.ProtocolVersion))
@@ -97,7 +102,7 @@ func (cs *clientSide) intercept(ctx context.Context, c *client.Call, next client
 			errAttrs = append(errAttrs, semconv.RPCResponseStatusCode(et))
 		}
 		errAttrs = append(errAttrs, semconv.ErrorTypeKey.String(et))
-		span.SetStatus(codes.Error, out.Err.Error())
+		span.SetStatus(codes.Error, clip.String(out.Err.Error(), maxStatusBytes)) // the server's words, of its size
 	case out.ToolError:
 		errAttrs = append(errAttrs, semconv.ErrorTypeKey.String("tool_error"))
 		span.SetStatus(codes.Error, "tool_error")

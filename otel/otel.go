@@ -1,7 +1,7 @@
 // Package otel traces and measures MCP servers built with
 // github.com/mcpkit/mcpkit/mcp by the OpenTelemetry semantic conventions
 // for MCP: a SERVER span per request, named "{mcp.method.name} {target}"
-// (the tool or prompt name), with mcp.method.name, mcp.protocol.version,
+// (the tool or prompt name, when the server registered it), with mcp.method.name, mcp.protocol.version,
 // mcp.session.id (legacy sessions), mcp.resource.uri, jsonrpc.request.id,
 // gen_ai.tool.name, gen_ai.prompt.name, gen_ai.operation.name,
 // error.type, rpc.response.status_code, network.transport, the server
@@ -17,6 +17,13 @@
 // span in the request's context (from an HTTP middleware, say). The span's
 // context is the handler's ctx, so the application's own spans nest under
 // it.
+//
+// What the client chose is bounded (docs/security.md): a name, request or
+// session id at most 256 bytes in an attribute, a resource URI 1 KiB, a
+// span status description 1 KiB; metric labels carry a tool or prompt name
+// only when the server registered it (mcp.Call.Registered), and "_OTHER"
+// otherwise, so that made-up names cannot fill the metrics SDK's
+// cardinality limit.
 //
 // It lives in its own module so that the core keeps no OpenTelemetry
 // dependency. It uses the OpenTelemetry Go API; the application chooses
@@ -39,6 +46,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -122,29 +130,62 @@ func ServerInterceptor(opts *Options) mcp.Interceptor {
 	return s.intercept
 }
 
-// target returns the span name's target of c: the tool or prompt name.
+// The bounds of attribute values a peer chooses (docs/security.md): a name,
+// a request or session id at most maxNameBytes, a resource URI at most
+// maxURIBytes, and a span status description (an error message, which
+// may quote what the client sent) at most maxStatusBytes. Longer values
+// are cut at a rune boundary and end with "…". Metric labels never carry
+// a client's string: see nameLabel.
+const (
+	maxNameBytes   = 256
+	maxURIBytes    = 1024
+	maxStatusBytes = 1024
+)
+
+// otherName is the metric label of a tool or prompt name the server does
+// not know: the semantic conventions' value for a label whose values are
+// not bounded.
+const otherName = "_OTHER"
+
+// target returns the span name's target of c: the tool or prompt name
+// when the server registered it, and "" otherwise, so that span names stay
+// of low cardinality whatever a client sends.
 func target(c *mcp.Call) string {
 	switch c.Method {
 	case "tools/call", "prompts/get":
-		return c.Name
+		if c.Registered() {
+			return c.Name
+		}
 	}
 	return ""
 }
 
-// callAttrs returns the attributes of c that spans and metrics share,
-// and the span-only ones.
-func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly []attribute.KeyValue) {
+// nameLabel is the metric label of c's tool or prompt name: the name when
+// the server registered it, and otherName for any other.
+func nameLabel(c *mcp.Call) string {
+	if c.Registered() {
+		return c.Name
+	}
+	return otherName
+}
+
+// callAttrs returns the attributes of c that spans and metrics share, the
+// span-only ones, and the metric-only ones.
+func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly, metricOnly []attribute.KeyValue) {
 	shared = append(shared, semconv.McpMethodNameKey.String(c.Method))
 	switch c.Method {
 	case "tools/call":
-		shared = append(shared, semconv.GenAIToolName(c.Name), semconv.GenAIOperationNameExecuteTool)
+		shared = append(shared, semconv.GenAIOperationNameExecuteTool)
+		spanOnly = append(spanOnly, semconv.GenAIToolName(clip.String(c.Name, maxNameBytes)))
+		metricOnly = append(metricOnly, semconv.GenAIToolName(nameLabel(c)))
 	case "prompts/get":
-		shared = append(shared, semconv.GenAIPromptName(c.Name))
+		spanOnly = append(spanOnly, semconv.GenAIPromptName(clip.String(c.Name, maxNameBytes)))
+		metricOnly = append(metricOnly, semconv.GenAIPromptName(nameLabel(c)))
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
-		spanOnly = append(spanOnly, semconv.McpResourceURI(c.Name))
+		spanOnly = append(spanOnly, semconv.McpResourceURI(clip.String(c.Name, maxURIBytes)))
 	}
 	if v := c.Info.ProtocolVersion; v != "" {
-		shared = append(shared, semconv.McpProtocolVersion(v))
+		shared = append(shared, semconv.McpProtocolVersion(clip.String(v, maxNameBytes)))
 	}
 	switch c.Transport {
 	case mcp.TransportStreamableHTTP:
@@ -162,12 +203,12 @@ func callAttrs(ctx context.Context, c *mcp.Call) (shared, spanOnly []attribute.K
 		shared = append(shared, semconv.NetworkTransportPipe)
 	}
 	if c.SessionID != "" {
-		spanOnly = append(spanOnly, semconv.McpSessionID(c.SessionID))
+		spanOnly = append(spanOnly, semconv.McpSessionID(clip.String(c.SessionID, maxNameBytes)))
 	}
 	if c.ID.IsValid() {
-		spanOnly = append(spanOnly, semconv.JSONRPCRequestID(idString(c)))
+		spanOnly = append(spanOnly, semconv.JSONRPCRequestID(clip.String(idString(c), maxNameBytes)))
 	}
-	return shared, spanOnly
+	return shared, spanOnly, metricOnly
 }
 
 // peerAttrs appends the attributes of a server span over HTTP that say
@@ -222,7 +263,7 @@ func outcomeAttrs(o mcp.Outcome) ([]attribute.KeyValue, string) {
 	switch {
 	case o.Err != nil:
 		code := strconv.Itoa(int(o.Err.Code))
-		return []attribute.KeyValue{semconv.ErrorTypeKey.String(code), semconv.RPCResponseStatusCode(code)}, o.Err.Message
+		return []attribute.KeyValue{semconv.ErrorTypeKey.String(code), semconv.RPCResponseStatusCode(code)}, clip.String(o.Err.Message, maxStatusBytes)
 	case o.ToolError:
 		return []attribute.KeyValue{semconv.ErrorTypeKey.String("tool_error")}, "tool_error"
 	}
@@ -241,9 +282,9 @@ func (s *server) intercept(ctx context.Context, c *mcp.Call, next mcp.CallHandle
 	if kind != trace.SpanKindClient && c.Info.Meta != nil {
 		ctx = s.prop.Extract(ctx, metaCarrier(c.Info.Meta))
 	}
-	shared, spanOnly := callAttrs(ctx, c)
+	shared, spanOnly, metricOnly := callAttrs(ctx, c)
 	if c.Phase == mcp.PhaseTaskRun {
-		spanOnly = append(spanOnly, attribute.String("mcpkit.task.id", c.TaskID))
+		spanOnly = append(spanOnly, attribute.String("mcpkit.task.id", clip.String(c.TaskID, maxNameBytes)))
 	}
 	name := c.Method
 	if t := target(c); t != "" {
@@ -259,7 +300,7 @@ func (s *server) intercept(ctx context.Context, c *mcp.Call, next mcp.CallHandle
 	}
 	span.End()
 	if c.Phase == mcp.PhaseRequest {
-		attrs := append(shared[1:len(shared):len(shared)], errAttrs...)
+		attrs := append(append(shared[1:len(shared):len(shared)], metricOnly...), errAttrs...)
 		s.op.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(c.Method), attrs...)
 	}
 	if c.Method == "initialize" && o.Err == nil {

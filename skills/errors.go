@@ -27,8 +27,13 @@ var (
 	// ErrTooManyFiles: the skill has more files (or directories) than
 	// Options.MaxFiles.
 	ErrTooManyFiles = errors.New("too many files in the skill")
-	// ErrTooLarge: the skill's files add up to more than Options.MaxBytes.
+	// ErrTooLarge: the skill's files add up to more than Options.MaxBytes,
+	// or one of them, encoded as resources/read sends it, is more than
+	// Options.MaxFileBytes (it could be listed but never read).
 	ErrTooLarge = errors.New("the skill's files are too large")
+	// ErrTooDeep: a directory lies more than MaxDepth levels below the
+	// root of the file system; it is not read.
+	ErrTooDeep = errors.New("directory nested too deep")
 	// ErrSymlinkEscapes: a symbolic link points outside the file system
 	// being served (an absolute target, or one climbing out with ".."), or
 	// cannot be resolved.

@@ -49,6 +49,18 @@ const (
 	DefaultMaxBytes = 16 << 20
 )
 
+// DefaultMaxFileBytes is the default of Options.MaxFileBytes: what a
+// resources/read response of 16 MiB, the limit of this SDK's server
+// (mcp.QuotaOptions.MaxResponseBytes) and client by default, carries with
+// 64 KiB to spare for the envelope (the URI, the media type, the id).
+const DefaultMaxFileBytes = 16<<20 - 64<<10
+
+// MaxDepth bounds how deep below the root of the file system Load reads
+// directories and Watch looks for changes: one limit for both, so that
+// every skill that is served is watched. A directory deeper than that is
+// refused with ErrTooDeep.
+const MaxDepth = 64
+
 // inMemory is the size up to which a file's bytes are kept from Load on.
 // Larger files are read from the file system on each read, and checked
 // against their digest.
@@ -64,6 +76,13 @@ type Options struct {
 	// MaxBytes bounds the total size of one skill's files. Default
 	// DefaultMaxBytes (16 MiB); a negative value means no limit.
 	MaxBytes int64
+	// MaxFileBytes bounds one file as resources/read sends it: its bytes
+	// base64-encoded (4 for every 3) when it is a blob, JSON-escaped when
+	// it is text. A skill with a larger file is refused (ErrTooLarge)
+	// rather than listing a file that no response can carry. Default
+	// DefaultMaxFileBytes (mcp.Server.AddSkills derives it from the
+	// server's MaxResponseBytes instead); a negative value means no limit.
+	MaxFileBytes int64
 	// Strict makes Load fail as a whole when any skill is refused. By
 	// default a refused skill is left out and the others are loaded.
 	Strict bool
@@ -236,6 +255,9 @@ func Load(fsys fs.FS, opts *Options) (*Set, error) {
 	if o.MaxBytes == 0 {
 		o.MaxBytes = DefaultMaxBytes
 	}
+	if o.MaxFileBytes == 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
 	l := &loader{fsys: fsys, opts: o, set: &Set{
 		fsys:  fsys,
 		byURI: make(map[string]*Skill),
@@ -265,8 +287,25 @@ type loader struct {
 
 func hidden(name string) bool { return strings.HasPrefix(name, ".") }
 
+// depth is the nesting of dir, a path in the file system: 0 for its root.
+func depth(dir string) int {
+	if dir == "." {
+		return 0
+	}
+	return strings.Count(dir, "/") + 1
+}
+
+// tooDeep is the refusal of a directory past MaxDepth.
+func tooDeep(dir string) *Error {
+	return &Error{Path: dir, Err: fmt.Errorf("%w: more than %d levels below the root", ErrTooDeep, MaxDepth)}
+}
+
 // discover looks for skills in dir and below.
 func (l *loader) discover(dir string, root bool) error {
+	if depth(dir) > MaxDepth {
+		l.problems = append(l.problems, tooDeep(dir))
+		return nil
+	}
 	entries, err := fs.ReadDir(l.fsys, dir)
 	if err != nil {
 		e := &Error{Path: dir, Err: err}
@@ -338,6 +377,9 @@ func (l *loader) loadSkillErr(dir string, entries []fs.DirEntry) *Error {
 		f.Size = int64(len(data))
 		f.Digest = Digest(data)
 		f.MIMEType, f.Text = mimeType(f.Path, data)
+		if n := servedSize(data, f.Text); l.opts.MaxFileBytes >= 0 && n > l.opts.MaxFileBytes {
+			return &Error{Path: f.fsPath, Err: fmt.Errorf("%w: %d bytes, %d once encoded for resources/read, more than %d", ErrTooLarge, len(data), n, l.opts.MaxFileBytes)}
+		}
 		if len(data) <= inMemory || f.Path == ManifestName {
 			f.data = data
 		}
@@ -371,6 +413,30 @@ func (l *loader) loadSkillErr(dir string, entries []fs.DirEntry) *Error {
 		s.dirs[u] = d
 	}
 	return nil
+}
+
+// servedSize is the size of data in a resources/read result: base64 for a
+// blob, and for text a JSON string's contents as encoding/json writes them
+// (at most that: \b and \f are counted as \u escapes).
+func servedSize(data []byte, text bool) int64 {
+	if !text {
+		return int64((len(data) + 2) / 3 * 4)
+	}
+	n := int64(0)
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			n += 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 6
+		case c == 0xE2 && i+2 < len(data) && data[i+1] == 0x80 && (data[i+2] == 0xA8 || data[i+2] == 0xA9):
+			n += 6 // U+2028 and U+2029, escaped
+			i += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // newSkill checks a SKILL.md and returns its skill, without its files.
@@ -427,6 +493,9 @@ func (w *skillWalk) walk(fsDir, rel string, entries []fs.DirEntry) *Error {
 		mode := e.Type()
 		switch {
 		case mode.IsDir():
+			if depth(fsPath) > MaxDepth {
+				return tooDeep(fsPath)
+			}
 			w.nDirs++
 			if l.opts.MaxFiles >= 0 && w.nDirs > l.opts.MaxFiles {
 				return &Error{Path: fsPath, Err: fmt.Errorf("%w: more than %d directories", ErrTooManyFiles, l.opts.MaxFiles)}

@@ -282,7 +282,7 @@ func TestLoadLimits(t *testing.T) {
 	if _, err := skills.Load(big, nil); !errors.Is(err, skills.ErrTooLarge) {
 		t.Fatalf("16 MiB + SKILL.md: %v, want ErrTooLarge", err)
 	}
-	set, err := skills.Load(big, &skills.Options{MaxBytes: -1})
+	set, err := skills.Load(big, &skills.Options{MaxBytes: -1, MaxFileBytes: -1})
 	if err != nil {
 		t.Fatalf("no limit: %v", err)
 	}

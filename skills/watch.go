@@ -125,7 +125,7 @@ func fingerprint(fsys fs.FS) [32]byte {
 					put(info.ModTime().UnixNano())
 				}
 			}
-			if e.IsDir() && depth < 64 {
+			if e.IsDir() && depth < MaxDepth { // what Load reads
 				walk(p, depth+1)
 			}
 		}

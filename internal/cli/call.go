@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/mcpkit/mcpkit/client"
@@ -16,6 +15,9 @@ import (
 var callCommand = clientCommand{
 	name:     "call",
 	synopsis: "TOOL [JSON]",
+	short:    "call a tool and print its result",
+	exits:    exitsCall,
+	failed:   "the tool reported an error (isError: true); its content is printed",
 	about: `Calls a tool and prints its result: text content as text, any other content as
 indented JSON (--json: the result object as the server sent it). JSON is the
 tool's arguments, an object: '{"text":"hi"}'. On a terminal, a request for
@@ -25,18 +27,25 @@ form's content, accepted), decline or cancel, used in order, one per request:
   mcpkit call URL book '{"room":"A"}' --elicit '{"confirm":true}' --elicit decline
 `,
 	min: 1, max: 2,
+	flags: callFlags,
+}
+
+// callFlags registers call's own flag, --elicit, and returns call with the
+// answers it collected.
+func callFlags(fs *flag.FlagSet) clientRunner {
+	answers := &elicitAnswers{}
+	fs.Var(answers, "elicit", "answer the next form elicitation with `ANSWER`: a JSON object (accept), decline or cancel (repeatable, used in order)")
+	return func(inv *invocation, f *clientFlags, t target, pos []string) int {
+		if len(answers.list) > 0 {
+			f.elicit = answers.handler()
+		}
+		return call(inv, f, t, pos)
+	}
 }
 
 // call runs `mcpkit call`.
-func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cc, answers := callCommand, &elicitAnswers{}
-	cc.flags = func(fs *flag.FlagSet) {
-		fs.Var(answers, "elicit", "answer the next form elicitation with `ANSWER`: a JSON object (accept), decline or cancel (repeatable, used in order)")
-	}
-	f, t, pos, code, ok := parseClientArgs(cc, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func call(inv *invocation, f *clientFlags, t target, pos []string) int {
+	stdin, stdout, stderr := inv.stdin, inv.stdout, inv.stderr
 	var argJSON string
 	if len(pos) > 1 {
 		argJSON = pos[1]
@@ -47,9 +56,6 @@ func call(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	ctx := context.Background()
-	if len(answers.list) > 0 {
-		f.elicit = answers.handler()
-	}
 	c, code := connectClient(ctx, "call", f, t, clientIO{stdin, stderr})
 	if c == nil {
 		return code

@@ -4,9 +4,12 @@
 package cli
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -36,53 +39,110 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o *Options) i
 	return run(args, stdin, stdout, stderr)
 }
 
-const usage = `mcpkit: tools for Model Context Protocol servers (revision 2026-07-28)
+// commands is the table of mcpkit commands, in the order help lists them.
+// It is filled in init: helpCommand refers to it.
+var commands []*Command
 
-Usage:
-  mcpkit serve [flags]     run the demo server (Streamable HTTP, or stdio with --stdio)
-  mcpkit discover URL      probe any MCP server: its era, versions, capabilities
-  mcpkit discover -- CMD   the same for a stdio server (spawns CMD)
-  mcpkit call URL TOOL [JSON]       call a tool and print its result
-  mcpkit read URL URI               read a resource
-  mcpkit prompt URL NAME [JSON]     get a prompt
-  mcpkit tools|resources|prompts URL   list what the server offers
-  mcpkit skills URL [NAME [--save DIR]]  list the Agent Skills, show one, or download it verified
-  mcpkit logout URL        forget the tokens --auth keeps for a server
-                           (for a stdio server, leave out URL and end with -- CMD)
-  mcpkit version           the mcpkit version, commit and Go version of this binary
-  mcpkit help              show this help
+func init() {
+	commands = []*Command{
+		serveCommand,
+		discoverCommand,
+		clientCmd(callCommand),
+		clientCmd(readCommand),
+		clientCmd(promptCommand),
+		clientCmd(toolsCommand),
+		clientCmd(resourcesCommand),
+		clientCmd(promptsCommand),
+		clientCmd(skillsCommand),
+		logoutCommand,
+		versionCommand,
+		helpCommand,
+	}
+}
 
-Run "mcpkit COMMAND -h" for the flags of a command.
-`
+// lookup returns the command named name, or nil.
+func lookup(name string) *Command {
+	for _, c := range commands {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+		writeMainUsage(stderr)
+		return exitUsage
 	}
-	switch args[0] {
-	case "serve":
-		return serve(args[1:], stdin, stdout, stderr)
-	case "discover":
-		return discover(args[1:], stdout, stderr)
-	case "call":
-		return call(args[1:], stdin, stdout, stderr)
-	case "read":
-		return read(args[1:], stdin, stdout, stderr)
-	case "prompt":
-		return prompt(args[1:], stdin, stdout, stderr)
-	case "tools", "resources", "prompts":
-		return listCmd(args[0], args[1:], stdin, stdout, stderr)
-	case "skills":
-		return skillsCmd(args[1:], stdin, stdout, stderr)
-	case "logout":
-		return logout(args[1:], stdout, stderr)
-	case "version", "--version":
-		return version(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
+	name := args[0]
+	switch name {
+	case "--version":
+		name = "version"
+	case "-h", "-help", "--help":
+		name = "help"
 	}
-	fmt.Fprintf(stderr, "mcpkit: unknown command %q\n\n%s", args[0], usage)
-	return 2
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "mcpkit: unknown command %q\n\n", args[0])
+		writeMainUsage(stderr)
+		return exitUsage
+	}
+	return runCommand(context.Background(), cmd, args[1:], stdin, stdout, stderr)
+}
+
+// helpCommand is `mcpkit help [COMMAND]`.
+var helpCommand = &Command{
+	UsageLine: "help [COMMAND]",
+	Short:     "show this help, or the help of COMMAND (the same as mcpkit COMMAND -h)",
+	Flag: func(fs *flag.FlagSet) Runner {
+		return func(inv *invocation) int {
+			switch {
+			case len(inv.args) == 0 && !inv.dash:
+				writeMainUsage(inv.stdout)
+				return exitOK
+			case len(inv.args) > 1 || inv.dash:
+				return inv.usageError("one command at a time")
+			}
+			cmd := lookup(inv.args[0])
+			if cmd == nil {
+				fmt.Fprintf(inv.stderr, "mcpkit help: unknown command %q\n\n", inv.args[0])
+				writeMainUsage(inv.stderr)
+				return exitUsage
+			}
+			fs := newFlagSet(cmd)
+			cmd.Flag(fs)
+			writeUsage(inv.stdout, cmd, fs)
+			return exitOK
+		}
+	},
+	Exits: []int{exitOK, exitUsage},
+}
+
+// mainUsageHead is the first line of `mcpkit help`.
+const mainUsageHead = "mcpkit: tools for Model Context Protocol servers (revision 2026-07-28)\n"
+
+// writeMainUsage writes `mcpkit help`: every command's usage lines and
+// short description, and the exit codes.
+func writeMainUsage(w io.Writer) {
+	fmt.Fprintf(w, "%s\n%s", mainUsageHead, commandList())
+	fmt.Fprintf(w, "\nRun \"mcpkit help COMMAND\" or \"mcpkit COMMAND -h\" for the flags of a command.\n\n%s", exitTable(nil, ""))
+}
+
+// commandList lists the commands, as in `mcpkit help` and the package doc.
+func commandList() string {
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	for _, c := range commands {
+		lines := strings.Split(c.UsageLine, "\n")
+		if len(lines[0]) > 34 {
+			fmt.Fprintf(&b, "  mcpkit %s\n  %-41s %s\n", lines[0], "", c.Short)
+		} else {
+			fmt.Fprintf(&b, "  mcpkit %-34s %s\n", lines[0], c.Short)
+		}
+		for _, l := range lines[1:] {
+			fmt.Fprintf(&b, "  mcpkit %s\n", l)
+		}
+	}
+	return b.String()
 }

@@ -2,39 +2,14 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
 )
-
-// Exit codes of the client commands (call, read, prompt, tools,
-// resources, prompts). 2 to 5 mean what they mean for `mcpkit discover`.
-const (
-	exitToolError = 1 // call: the tool ran and reported an error (isError)
-	// exitUsage (2), exitUnreachable (3), exitNotMCP (4) and
-	// exitIncompatible (5) are shared with discover.
-	exitRPCError     = 6 // the server answered the request with a JSON-RPC error
-	exitRequestFails = 7 // the request failed after connecting: timeout, transport, a malformed answer
-)
-
-const clientExitCodes = `
-Exit codes:
-  0  ok
-  1  call: the tool reported an error (isError: true); its content is printed
-  2  usage error
-  3  unreachable: no connection, the command did not start, or no answer at all
-  4  not MCP: something answered, but not as an MCP server of either era
-  5  incompatible: an MCP server, but no protocol version in common
-  6  the server answered with a JSON-RPC error (unknown tool, invalid arguments, ...)
-  7  the request failed after connecting (timeout, lost connection, malformed answer)
-`
 
 // clientFlags are the flags every client command takes; the connection
 // flags are discover's.
@@ -61,75 +36,94 @@ func (t target) String() string {
 	return strings.Join(t.command, " ")
 }
 
-// clientCommand describes one client command for parseClientArgs.
+// clientCommand describes one client command: clientCmd makes its
+// Command.
 type clientCommand struct {
 	name     string // "call"
 	synopsis string // "TOOL [JSON]"
+	short    string // the line in the list of commands
 	about    string // a paragraph under the usage lines
 	min, max int    // the positional arguments after the URL
-	// flags, when set, registers the command's own flags.
-	flags func(fs *flag.FlagSet)
+	exits    []int  // default exitsClient
+	failed   string // what exit 1 means (call)
+	// run runs the command once its arguments are checked; flags, when
+	// set instead, registers the command's own flags and returns its run.
+	run   clientRunner
+	flags func(fs *flag.FlagSet) clientRunner
 }
 
-// parseClientArgs parses "[flags] [URL] ARGS... [-- COMMAND...]": flags
-// may come anywhere before "--". With a command after "--" the URL is left
-// out. It returns the positional arguments other than the URL, or an exit
-// code (ok for -h, usage otherwise) when the command must stop.
-func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) (*clientFlags, target, []string, int, bool) {
-	fs := flag.NewFlagSet("mcpkit "+cc.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// clientRunner runs a client command with its flags f, its target t and
+// the positional arguments after the URL.
+type clientRunner func(inv *invocation, f *clientFlags, t target, pos []string) int
+
+// clientCmd is the Command of cc: "[flags] [URL] ARGS... [-- COMMAND...]",
+// with the flags every client command takes. With a command after "--"
+// the URL is left out.
+func clientCmd(cc clientCommand) *Command {
+	exits := cc.exits
+	if exits == nil {
+		exits = exitsClient
+	}
+	return &Command{
+		UsageLine: strings.TrimSpace(fmt.Sprintf("%s [flags] URL %s", cc.name, cc.synopsis)) + "\n" +
+			strings.TrimSpace(fmt.Sprintf("%s [flags] %s", cc.name, cc.synopsis)) + " -- COMMAND ARGS...",
+		Short:  cc.short,
+		Long:   cc.about,
+		Exits:  exits,
+		Failed: cc.failed,
+		Flag: func(fs *flag.FlagSet) Runner {
+			f := registerClientFlags(fs)
+			run := cc.run
+			if cc.flags != nil {
+				run = cc.flags(fs)
+			}
+			return func(inv *invocation) int {
+				t, pos, code, ok := f.resolve(inv, cc)
+				if !ok {
+					return code
+				}
+				return run(inv, f, t, pos)
+			}
+		},
+	}
+}
+
+// registerClientFlags registers the flags every client command takes.
+func registerClientFlags(fs *flag.FlagSet) *clientFlags {
 	f := &clientFlags{}
 	fs.BoolVar(&f.json, "json", false, "print the result as the server sent it (JSON), not in readable form")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "time allowed for each request")
-	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default the newest); a legacy version acts as a legacy client")
+	protocolVersionFlag(fs, &f.version, "")
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	f.login.register(fs)
-	if cc.flags != nil {
-		cc.flags(fs)
+	return f
+}
+
+// protocolVersionFlag registers --protocol-version, and --version as its
+// alias (its name until 0.x; kept for scripts that use it), into v.
+func protocolVersionFlag(fs *flag.FlagSet, v *string, def string) {
+	if def == "" {
+		def = "the newest"
 	}
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage:\n  mcpkit %s [flags] URL %s\n  mcpkit %s [flags] %s -- COMMAND ARGS...\n\n%s\nFlags:\n",
-			cc.name, cc.synopsis, cc.name, cc.synopsis, cc.about)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), clientExitCodes)
-	}
-	var command []string
-	dash := slices.Index(args, "--")
-	if dash >= 0 {
-		args, command = args[:dash], args[dash+1:]
-	}
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return nil, target{}, nil, exitOK, false
-		}
-	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, target{}, nil, exitOK, false
-			}
-			return nil, target{}, nil, exitUsage, false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	usageErr := func(format string, a ...any) (*clientFlags, target, []string, int, bool) {
-		fmt.Fprintf(stderr, "mcpkit %s: "+format+"\n\n", append([]any{cc.name}, a...)...)
-		fs.Usage()
-		return nil, target{}, nil, exitUsage, false
+	fs.StringVar(v, "protocol-version", "", "preferred protocol `VERSION` (default "+def+"); a legacy version acts as a legacy client")
+	fs.Func("version", aliasUsage+"--protocol-version", func(s string) error { *v = s; return nil })
+}
+
+// resolve checks the arguments of the client command cc: the target (a
+// URL, or a command after "--") and the count of the other positional
+// arguments, which it returns. It returns an exit code when the command
+// must stop.
+func (f *clientFlags) resolve(inv *invocation, cc clientCommand) (target, []string, int, bool) {
+	usageErr := func(format string, a ...any) (target, []string, int, bool) {
+		return target{}, nil, inv.usageError(format, a...), false
 	}
 	var t target
-	if dash >= 0 && len(command) == 0 {
+	positional := inv.args
+	if inv.dash && len(inv.command) == 0 {
 		return usageErr("-- needs a command after it")
 	}
-	if len(command) > 0 {
-		t.command = command
+	if len(inv.command) > 0 {
+		t.command = inv.command
 	} else {
 		if len(positional) == 0 {
 			return usageErr("give a URL, or put -- and a command at the end")
@@ -155,7 +149,7 @@ func parseClientArgs(cc clientCommand, args []string, stdout, stderr io.Writer) 
 	if err := f.login.check(t.url != ""); err != nil {
 		return usageErr("%v", err)
 	}
-	return f, t, positional, exitOK, true
+	return t, positional, exitOK, true
 }
 
 // jsonObjectArg checks that arg (the optional JSON of a command line) is

@@ -7,11 +7,6 @@ import (
 	"github.com/mcpkit/mcpkit/client"
 )
 
-// exitDidNotStart is the exit code of every client command (discover, call, tools, ...) when
-// a stdio server exited before it answered anything: it crashed or refused to start, which is
-// neither "unreachable" (the command ran) nor "not MCP" (it never spoke).
-const exitDidNotStart = 8
-
 // didNotStart reports whether the stdio server of the failed Connect ce exited by itself
 // without answering any request, and if so returns the message that says so: its exit status
 // and the end of its stderr, one line each, indented by two spaces.

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"runtime/debug"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,37 +20,20 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// Exit codes of `mcpkit discover`.
-const (
-	exitOK           = 0 // the server was described (and every check passed)
-	exitCheckFailed  = 1 // --check: at least one check failed
-	exitUsage        = 2 // bad flags or arguments
-	exitUnreachable  = 3 // nothing answered: connection refused, command not found, silence
-	exitNotMCP       = 4 // something answered, but not as an MCP server of either era
-	exitIncompatible = 5 // an MCP server, but no protocol version in common
-	// exitDidNotStart (8, didnotstart.go): a stdio server exited before answering anything.
-)
-
-const discoverUsage = `Usage:
-  mcpkit discover [flags] URL                  probe a Streamable HTTP (or HTTP+SSE) server
-  mcpkit discover [flags] -- COMMAND ARGS...   spawn a stdio server and probe it
-
-Tells the server's era (modern: per-request _meta and server/discover, revision
+// discoverCommand is `mcpkit discover`.
+var discoverCommand = &Command{
+	UsageLine: "discover [flags] URL\ndiscover [flags] -- COMMAND ARGS...",
+	Short:     "probe any MCP server: its era, versions, capabilities",
+	Long: `Tells the server's era (modern: per-request _meta and server/discover, revision
 2026-07-28; legacy: the initialize handshake, 2025-11-25 and earlier) the way the
-specification describes, and shows what the server says about itself.
-
-Flags:
-`
-
-const discoverExitCodes = `
-Exit codes:
-  0  ok
-  1  --check: at least one check failed
-  2  usage error
-  3  unreachable: no connection, the command did not start, or no answer at all
-  4  not MCP: something answered, but not as an MCP server of either era
-  5  incompatible: an MCP server, but no protocol version in common
-`
+specification describes, and shows what the server says about itself. With a
+URL it probes a Streamable HTTP (or HTTP+SSE) server; after -- it spawns the
+stdio server COMMAND and probes it.
+`,
+	Flag:   discoverFlagSet,
+	Exits:  exitsProbe,
+	Failed: "--check: at least one check failed",
+}
 
 // headerFlags collects repeated --header K:V flags.
 type headerFlags struct{ h http.Header }
@@ -82,60 +64,25 @@ type discoverFlags struct {
 	login   loginFlags
 }
 
-func discover(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mcpkit discover", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// discoverFlagSet registers the flags of `mcpkit discover`.
+func discoverFlagSet(fs *flag.FlagSet) Runner {
 	var f discoverFlags
 	fs.BoolVar(&f.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&f.list, "list", false, "also list the tools, prompts and resources (every page)")
 	fs.BoolVar(&f.check, "check", false, "check discovery and request validation against the spec")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "time allowed for each request; a stdio server silent for this long is taken for legacy")
-	fs.StringVar(&f.version, "version", "", "preferred protocol `VERSION` (default "+iclient.ModernVersions[0]+"); a legacy version acts as a legacy client")
+	protocolVersionFlag(fs, &f.version, iclient.ModernVersions[0])
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
 	f.login.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), discoverUsage)
-		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), discoverExitCodes)
-	}
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			// Asked-for help goes to stdout.
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-	}
+	return func(inv *invocation) int { return discover(inv, &f) }
+}
 
-	// Flags may come before or after the URL; everything after "--" is
-	// the command.
-	var command []string
-	if i := slices.Index(args, "--"); i >= 0 {
-		args, command = args[:i], args[i+1:]
-	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcpkit discover: "+format+"\n\n", a...)
-		fs.Usage()
-		return exitUsage
-	}
+// discover runs `mcpkit discover` with its flags f.
+func discover(inv *invocation, f *discoverFlags) int {
+	stdout, stderr := inv.stdout, inv.stderr
+	positional, command := inv.args, inv.command
+	usageErr := inv.usageError
 	switch {
 	case len(positional) == 0 && len(command) == 0:
 		return usageErr("give a URL, or -- and a command")
@@ -153,7 +100,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 		return usageErr("--timeout must be positive")
 	}
 	if f.check && iclient.IsLegacy(f.version) {
-		return usageErr("--check probes server/discover; it cannot be combined with the legacy --version %s", f.version)
+		return usageErr("--check probes server/discover; it cannot be combined with the legacy --protocol-version %s", f.version)
 	}
 	if f.color != "auto" && f.color != "always" && f.color != "never" {
 		return usageErr("--color must be auto, always or never")
@@ -170,7 +117,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 		target = positional[0]
 	}
 	f.login.stderr = stderr
-	rep, code := probe(context.Background(), &f, positional, command)
+	rep, code := probe(inv.ctx, f, positional, command)
 	rep.Target = target
 	if f.json {
 		enc := json.NewEncoder(stdout)
@@ -179,7 +126,7 @@ func discover(args []string, stdout, stderr io.Writer) int {
 		enc.Encode(rep)
 	} else {
 		p := &printer{w: stdout, color: useColor(f.color, stdout)}
-		p.report(rep, &f)
+		p.report(rep, f)
 	}
 	return code
 }
@@ -216,13 +163,17 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 			authClient = hc
 		}
 		tr = &client.HTTPTransport{URL: positional[0], Header: f.headers.h, HTTPClient: authClient}
-		rep.Transport = iclient.TransportHTTP
+		rep.Transport = mcp.TransportStreamableHTTP
 	} else {
 		tr = &client.CommandTransport{Command: command[0], Args: command[1:]}
-		rep.Transport = iclient.TransportStdio
+		rep.Transport = mcp.TransportStdio
 	}
 	info := clientInfo()
-	c, err := client.Connect(ctx, tr, &client.Options{
+	// The spec checks and the raw description read the client's own
+	// session (internal/client), which sends what the public API never
+	// would: malformed and mismatched requests.
+	cctx, capture := iclient.WithSessionCapture(ctx)
+	c, err := client.Connect(cctx, tr, &client.Options{
 		Version:        f.version,
 		ClientInfo:     mcp.Implementation{Name: info.Name, Version: info.Version},
 		Timeout:        f.timeout,
@@ -262,10 +213,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		}
 		return rep, exitNotMCP
 	}
-	// The spec checks and the raw description read the client's own
-	// session (internal/client), which sends what the public API never
-	// would: malformed and mismatched requests.
-	s := iclient.SessionOf(c)
+	s := capture.Session()
 	rep.describe(c, s)
 	code := exitOK
 	if f.list {
@@ -298,7 +246,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 // report is the result of `mcpkit discover`, and its --json form.
 type report struct {
 	Target            string              `json:"target"`
-	Transport         string              `json:"transport"`
+	Transport         mcp.Transport       `json:"transport"`
 	Era               iclient.Era         `json:"era,omitempty"`
 	ProtocolVersion   string              `json:"protocolVersion,omitempty"`
 	SupportedVersions []string            `json:"supportedVersions,omitempty"`
@@ -367,7 +315,7 @@ func steps(in []client.Step) []step {
 // through the public API; the capabilities as sent and the cache hints of
 // the DiscoverResult from the session.
 func (r *report) describe(c *client.Client, s *iclient.Session) {
-	r.Transport = s.Conn().Transport()
+	r.Transport = c.Transport()
 	r.Era = iclient.Era(c.Era().String())
 	r.ProtocolVersion = c.ProtocolVersion()
 	r.SupportedVersions = c.SupportedVersions()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // printer writes the readable form of a report.
@@ -39,10 +40,10 @@ func (p *printer) field(name, value string) {
 	p.printf("  %-13s %s\n", name, value)
 }
 
-var transportNames = map[string]string{
-	client.TransportHTTP:  "Streamable HTTP",
-	client.TransportSSE:   "HTTP+SSE (the deprecated 2024-11-05 transport)",
-	client.TransportStdio: "stdio",
+var transportNames = map[mcp.Transport]string{
+	mcp.TransportStreamableHTTP: "Streamable HTTP",
+	mcp.TransportSSE:            "HTTP+SSE (the deprecated 2024-11-05 transport)",
+	mcp.TransportStdio:          "stdio",
 }
 
 func (p *printer) report(r *report, f *discoverFlags) {
@@ -68,7 +69,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	switch {
 	case r.Era == client.EraModern:
 		era += "  (answers server/discover; no handshake)"
-	case r.Transport == client.TransportSSE:
+	case r.Transport == mcp.TransportSSE:
 		era += "  (initialize handshake, over the HTTP+SSE transport)"
 	default:
 		era += "  (initialize handshake)"

@@ -149,44 +149,35 @@ func (l *loginFlags) httpClient(serverURL string, stderr io.Writer) (*http.Clien
 	return &http.Client{Transport: tr}, lb.Close, nil
 }
 
-const logoutUsage = `Usage:
-  mcpkit logout URL
-
-Forgets the OAuth tokens and client registrations kept for the MCP server at URL
+// logoutCommand is `mcpkit logout URL`.
+var logoutCommand = &Command{
+	UsageLine: "logout URL",
+	Short:     "forget the tokens and client registration --auth keeps for a server",
+	Long: `Forgets the OAuth tokens and client registrations kept for the MCP server at URL
 (see --auth of discover, call and the lists).
-`
+`,
+	Flag:   func(fs *flag.FlagSet) Runner { return logout },
+	Exits:  exitsLocal,
+	Failed: "the token file cannot be read or written",
+}
 
-// logout is "mcpkit logout URL".
-func logout(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mcpkit logout", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), logoutUsage) }
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
+// logout runs `mcpkit logout URL`.
+func logout(inv *invocation) int {
+	stdout, stderr := inv.stdout, inv.stderr
+	if len(inv.args) != 1 || inv.dash {
+		return inv.usageError("give one server URL")
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "mcpkit logout: give one server URL\n\n")
-		fs.Usage()
-		return exitUsage
-	}
-	target := fs.Arg(0)
+	target := inv.args[0]
 	path, err := tokenFile()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit logout: %v\n", err)
-		return 1
+		return exitFailed
 	}
 	st := &auth.FileStore{Path: path}
 	e, err := st.Load(context.Background(), target)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit logout: %v\n", err)
-		return 1
+		return exitFailed
 	}
 	if e == nil {
 		fmt.Fprintf(stdout, "no tokens kept for %s\n", target)
@@ -194,7 +185,7 @@ func logout(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := st.Delete(context.Background(), target); err != nil {
 		fmt.Fprintf(stderr, "mcpkit logout: %v\n", err)
-		return 1
+		return exitFailed
 	}
 	fmt.Fprintf(stdout, "forgot the tokens for %s\n", target)
 	return exitOK

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -16,9 +17,15 @@ import (
 // belongs to the protocol on stdio.
 type Telemetry func(ctx context.Context, stderr io.Writer, log *slog.Logger) (interceptors []mcp.Interceptor, shutdown func(context.Context) error, err error)
 
+// maxLogName bounds the name field of an access log line: the tool or
+// prompt name, resource URI or task id is the client's to choose, and a
+// name the server does not know may be megabytes long (docs/security.md).
+const maxLogName = 256
+
 // accessLog returns the interceptor of `serve --log-requests`: one log
-// line per call with its method, name, transport, duration and outcome.
-// It never logs arguments, params or tokens.
+// line per call with its method, name (at most maxLogName bytes),
+// transport, duration and outcome. It never logs arguments, params or
+// tokens.
 func accessLog(log *slog.Logger) mcp.Interceptor {
 	return func(ctx context.Context, c *mcp.Call, next mcp.CallHandler) mcp.Outcome {
 		start := time.Now()
@@ -26,7 +33,7 @@ func accessLog(log *slog.Logger) mcp.Interceptor {
 		attrs := make([]slog.Attr, 0, 10)
 		attrs = append(attrs, slog.String("method", c.Method))
 		if c.Name != "" {
-			attrs = append(attrs, slog.String("name", c.Name))
+			attrs = append(attrs, slog.String("name", clip.String(c.Name, maxLogName)))
 		}
 		if c.Phase != mcp.PhaseRequest {
 			attrs = append(attrs, slog.String("phase", c.Phase.String()))

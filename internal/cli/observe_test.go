@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -47,31 +45,12 @@ func TestServeLogRequests(t *testing.T) {
 // and /readyz next to its MCP endpoint, and that --log-requests logs HTTP
 // calls with their status.
 func TestServeHealthEndpoints(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- serveContext(ctx, []string{"--addr", "127.0.0.1:0", "--log-requests"}, strings.NewReader(""), io.Discard, pw)
-		pw.Close()
-	}()
-	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)/mcp`)
-	sc := bufio.NewScanner(pr)
-	var base string
-	for sc.Scan() {
-		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
-			base = m[1]
-			break
-		}
-	}
-	if base == "" {
-		t.Fatal("serve did not log its URL")
-	}
+	base, cancel, lines, done := runServe(t, "--log-requests", "--drain", "0")
 	logLines := make(chan string, 16)
 	go func() {
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `msg="mcp request"`) {
-				logLines <- sc.Text()
+		for l := range lines {
+			if strings.Contains(l, `msg="mcp request"`) {
+				logLines <- l
 			}
 		}
 		close(logLines)
@@ -96,5 +75,32 @@ func TestServeHealthEndpoints(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d", code)
+	}
+}
+
+// TestServeLogRequestsBounded sends a tool name of 3 MiB with
+// --log-requests: the access log line carries at most 256 bytes of it.
+func TestServeLogRequestsBounded(t *testing.T) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	huge := strings.Repeat("x", 3<<20)
+	in := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + huge + `","arguments":{},` + meta + `}}` + "\n"
+	var stdout, stderr strings.Builder
+	if code := serveContext(context.Background(), []string{"--stdio", "--log-requests"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %.2000s", code, stderr.String())
+	}
+	var line string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, `msg="mcp request"`) {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no access log line:\n%.2000s", stderr.String())
+	}
+	if len(line) > 1024 || !strings.Contains(line, "name="+strings.Repeat("x", 253)+"…") {
+		t.Errorf("access log line of %d bytes: %.400s", len(line), line)
+	}
+	if len(stderr.String()) > 64<<10 {
+		t.Errorf("stderr holds %d bytes after one call", len(stderr.String()))
 	}
 }

@@ -4,25 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 )
 
 var promptCommand = clientCommand{
 	name:     "prompt",
 	synopsis: "NAME [JSON]",
+	short:    "get a prompt and print its messages",
 	about: `Gets a prompt and prints its messages, each under its role: text as text, other
 content as indented JSON (--json: the result object as the server sent it).
 JSON is the prompt's arguments, an object of strings: '{"name":"Ada"}'.
 `,
 	min: 1, max: 2,
+	run: prompt,
 }
 
 // prompt runs `mcpkit prompt`.
-func prompt(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, t, pos, code, ok := parseClientArgs(promptCommand, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func prompt(inv *invocation, f *clientFlags, t target, pos []string) int {
+	stdin, stdout, stderr := inv.stdin, inv.stdout, inv.stderr
 	var argJSON string
 	if len(pos) > 1 {
 		argJSON = pos[1]

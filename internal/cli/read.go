@@ -3,24 +3,22 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 )
 
 var readCommand = clientCommand{
 	name:     "read",
 	synopsis: "URI",
+	short:    "read a resource and print its contents",
 	about: `Reads a resource and prints its contents: text as text, binary contents as
 indented JSON (--json: the result object as the server sent it).
 `,
 	min: 1, max: 1,
+	run: read,
 }
 
 // read runs `mcpkit read`.
-func read(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	f, t, pos, code, ok := parseClientArgs(readCommand, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+func read(inv *invocation, f *clientFlags, t target, pos []string) int {
+	stdin, stdout, stderr := inv.stdin, inv.stdout, inv.stderr
 	ctx := context.Background()
 	c, code := connectClient(ctx, "read", f, t, clientIO{stdin, stderr})
 	if c == nil {

@@ -18,7 +18,8 @@ import (
 )
 
 // skillsCommand is `mcpkit skills`.
-var skillsCommand = clientCommand{name: "skills", synopsis: "[NAME]", min: 0, max: 1, about: `Lists the server's Agent Skills (the skills extension, skills/list), one a line:
+var skillsCommand = clientCommand{name: "skills", synopsis: "[NAME]", min: 0, max: 1, flags: skillsCmdFlags,
+	short: "list the Agent Skills, show one, or download it verified (--save DIR)", about: `Lists the server's Agent Skills (the skills extension, skills/list), one a line:
 name, file count and size, URI and description; no skill file is read
 (--json: {"skills": [...]} as the server sent them). With NAME (a skill's
 name or the URI of its SKILL.md), loads that skill: SKILL.md is read and
@@ -29,16 +30,16 @@ A file that fails verification is reported and nothing is written.
 `}
 
 // skillsCmd runs `mcpkit skills`.
-func skillsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var save string
-	cc := skillsCommand
-	cc.flags = func(fs *flag.FlagSet) {
-		fs.StringVar(&save, "save", "", "with NAME, download the skill's files, verified, into `DIR`/NAME")
+func skillsCmdFlags(fs *flag.FlagSet) clientRunner {
+	save := fs.String("save", "", "with NAME, download the skill's files, verified, into `DIR`/NAME")
+	return func(inv *invocation, f *clientFlags, t target, pos []string) int {
+		return skillsCmd(inv, f, t, pos, *save)
 	}
-	f, t, pos, code, ok := parseClientArgs(cc, args, stdout, stderr)
-	if !ok {
-		return code
-	}
+}
+
+// skillsCmd runs `mcpkit skills` with its flags and --save DIR.
+func skillsCmd(inv *invocation, f *clientFlags, t target, pos []string, save string) int {
+	stdin, stdout, stderr := inv.stdin, inv.stdout, inv.stderr
 	if save != "" && len(pos) == 0 {
 		fmt.Fprintf(stderr, "mcpkit skills: --save needs the NAME of a skill\n")
 		return exitUsage

@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"strings"
 )
@@ -10,15 +10,21 @@ import (
 // readBuildInfo is debug.ReadBuildInfo, replaced in tests.
 var readBuildInfo = debug.ReadBuildInfo
 
-// version runs `mcpkit version`: the module version, the commit and the Go version the
-// binary was built with, from its build information.
-func version(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprintf(stderr, "mcpkit version: takes no arguments (got %q)\n", args)
-		return exitUsage
-	}
-	fmt.Fprint(stdout, versionText())
-	return exitOK
+// versionCommand is `mcpkit version`: the module version, the commit and
+// the Go version the binary was built with, from its build information.
+var versionCommand = &Command{
+	UsageLine: "version",
+	Short:     "the mcpkit version, commit and Go version of this binary (also mcpkit --version)",
+	Flag: func(fs *flag.FlagSet) Runner {
+		return func(inv *invocation) int {
+			if len(inv.args) > 0 || inv.dash {
+				return inv.usageError("takes no arguments (got %q)", append(inv.args, inv.command...))
+			}
+			fmt.Fprint(inv.stdout, versionText())
+			return exitOK
+		}
+	},
+	Exits: []int{exitOK, exitUsage},
 }
 
 // versionText describes the running binary, one "name value" line each.

@@ -145,8 +145,8 @@ func TestGettingStarted(t *testing.T) {
 			}
 			close(lines)
 		}()
-		// What it prints up to the line with its URL (a warning about the requestState key
-		// comes first).
+		// What it prints up to the line with its URL (on loopback, nothing else: no warning
+		// about the requestState key).
 		var first, url string
 		deadline := time.After(30 * time.Second)
 		for url == "" {
