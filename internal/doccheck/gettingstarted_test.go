@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +70,10 @@ func TestGettingStarted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(hello, "main.go"), []byte(prog.Text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := runScript(t, hello, require); err != nil {
+	// Against a proxy that answers 403 for mcpkit: the recipe never asks it for mcpkit.
+	tidy := exec.Command("sh", "-e", "-c", require.Text)
+	tidy.Dir, tidy.Env = hello, refusingProxyEnv(t)
+	if out, err := tidy.CombinedOutput(); err != nil {
 		t.Fatalf("%s: the Getting started commands failed: %v\n%s", require, err, out)
 	}
 	gomod, err := os.ReadFile(filepath.Join(hello, "go.mod"))
@@ -78,6 +83,18 @@ func TestGettingStarted(t *testing.T) {
 	if !strings.Contains(string(gomod), "github.com/mcpkit/mcpkit ") {
 		t.Fatalf("hello/go.mod does not require mcpkit:\n%s", gomod)
 	}
+
+	t.Run("go get refused", func(t *testing.T) {
+		// The recipe before this one: a replace line, then go get, which asks the proxy for the
+		// module; a proxy that refuses it (403) stops it there. The recipe never asks.
+		dir := filepath.Join(work, "goget")
+		os.Mkdir(dir, 0o755)
+		cmd := exec.Command("sh", "-e", "-c", "go mod init example.com/goget && go mod edit -replace github.com/mcpkit/mcpkit=../mcpkit && go get github.com/mcpkit/mcpkit/mcp")
+		cmd.Dir, cmd.Env = dir, refusingProxyEnv(t)
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "403") {
+			t.Errorf("go get of the unpublished module with a replace line only: %v\n%s\nwant it refused with 403, as the module proxy refuses it", err, out)
+		}
+	})
 
 	t.Run("nested", func(t *testing.T) {
 		// A module that imports a nested module: the require block alone fails with the error the
@@ -236,16 +253,37 @@ func TestGettingStarted(t *testing.T) {
 	})
 }
 
-// proxyEnv is UserEnv with the module cache as the module proxy: offline, and, like the real
-// proxy, without the unpublished mcpkit. scripts/test.sh's setup step fills the cache with what a
-// user's go mod tidy reads.
+// proxyEnv is UserEnv with the module cache as the module proxy (GOPROXY=file://...): offline,
+// and, like the real proxy, without the unpublished mcpkit modules, which it does not find.
+// scripts/test.sh's setup step fills the cache with what a user's go mod tidy reads.
 func proxyEnv(t *testing.T) []string {
+	t.Helper()
+	return append(UserEnv(), "GOPROXY=file://"+filepath.Join(modCache(t), "cache", "download"))
+}
+
+func modCache(t *testing.T) string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatalf("go env GOMODCACHE: %v", err)
 	}
-	return append(UserEnv(), "GOPROXY=file://"+filepath.Join(strings.TrimSpace(string(out)), "cache", "download"))
+	return strings.TrimSpace(string(out))
+}
+
+// refusingProxyEnv is proxyEnv with a proxy on 127.0.0.1 that answers 403 for the module
+// github.com/mcpkit/mcpkit, as a user saw a module proxy answer `go get` of it.
+func refusingProxyEnv(t *testing.T) []string {
+	t.Helper()
+	files := http.FileServer(http.Dir(filepath.Join(modCache(t), "cache", "download")))
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/github.com/mcpkit/mcpkit/@") {
+			http.Error(w, "forbidden: not published", http.StatusForbidden)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	return append(UserEnv(), "GOPROXY="+proxy.URL)
 }
 
 // runScript runs a script block with sh -e in dir, with proxyEnv.
