@@ -39,6 +39,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -365,10 +366,18 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 	if p.ProtocolVersion == nil {
 		return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: initialize needs a protocolVersion"))
 	}
-	// Extensions are negotiated per request in the modern era only (the
-	// 2025-11-25 schema has no such member): none apply to a legacy
-	// session, tasks included.
-	p.Capabilities.Extensions = nil
+	// The 2025-11-25 schema has no extensions member, but clients of
+	// extensions made for that era (MCP Apps: io.modelcontextprotocol/ui)
+	// declare them here, so the session keeps them for handlers to read in
+	// RequestInfo. The tasks extension is the modern era's only: a legacy
+	// session never runs tools as tasks.
+	if p.Capabilities.Extensions != nil {
+		p.Capabilities.Extensions = maps.Clone(p.Capabilities.Extensions)
+		delete(p.Capabilities.Extensions, TasksExtension)
+		if len(p.Capabilities.Extensions) == 0 {
+			p.Capabilities.Extensions = nil
+		}
+	}
 	version := LegacyVersion
 	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion

@@ -17,6 +17,8 @@ type clientFlags struct {
 	version string
 	headers headerFlags
 	login   loginFlags
+	// extensions are declared in the client capabilities (apps check).
+	extensions map[string]json.RawMessage
 }
 
 // target is where a client command connects: an http(s) URL, or the

@@ -49,6 +49,7 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		Version:        f.version,
 		Timeout:        f.timeout,
 		ConnectTimeout: f.timeout,
+		Extensions:     f.extensions,
 	}
 	if interactive(cio.in, cio.err) {
 		asker := newFormAsker(cio.in, cio.err)

@@ -86,6 +86,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	caps := capabilityList(r.Capabilities)
 	p.field("capabilities", orNone(strings.Join(caps, ", ")))
 	p.field("extensions", orNone(termSafe(client.ListSummary(r.Extensions, ", "), false)))
+	p.apps(r.Apps, r.Lists != nil)
 	if r.Instructions != "" {
 		p.field("instructions", oneLine(r.Instructions, 200))
 	} else {
@@ -119,6 +120,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	p.steps(r.Probe)
 	if r.Lists != nil {
 		p.lists(r.Lists)
+		p.views(r.Apps)
 	}
 	if r.Checks != nil {
 		p.checks(r.Checks)
