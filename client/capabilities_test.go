@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -55,11 +56,9 @@ func TestOptionsCapabilitiesExact(t *testing.T) {
 			if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil {
 				t.Fatal(err)
 			}
-			w := want
-			if era == client.LegacyOnly {
-				w.Extensions = nil // mcp's legacy era negotiates extensions per request only
-			}
-			if diff := cmp.Diff(w, got); diff != "" {
+			// A legacy session keeps the extensions its initialize declared
+			// (all but tasks), as MCP Apps hosts need.
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("the server saw (-declared +seen):\n%s", diff)
 			}
 		})
@@ -114,5 +113,77 @@ func TestOptionsInputRaw(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 		})
+	}
+}
+
+// A legacy session keeps the extensions its initialize declared, but not
+// tasks: the legacy era runs no tool as a task.
+func TestLegacySessionExtensionsWithoutTasks(t *testing.T) {
+	declared := mcp.ClientCapabilities{Extensions: map[string]json.RawMessage{
+		"io.modelcontextprotocol/ui": json.RawMessage(`{"mimeTypes":["text/html;profile=mcp-app"]}`),
+		mcp.TasksExtension:           json.RawMessage(`{}`),
+	}}
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: capsServer()}, &client.Options{Eras: client.LegacyOnly, Capabilities: &declared})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "caps", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got mcp.ClientCapabilities
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]json.RawMessage{"io.modelcontextprotocol/ui": json.RawMessage(`{"mimeTypes":["text/html;profile=mcp-app"]}`)}
+	if diff := cmp.Diff(want, got.Extensions); diff != "" {
+		t.Errorf("the legacy session's extensions (-want +got):\n%s", diff)
+	}
+}
+
+// A legacy server's input requests of one round are answered concurrently:
+// a handler that waits (for a user) does not keep the client from reading
+// the next request. Without that, this handler waits for a second request
+// that the reading goroutine never reads.
+func TestInputRequestsConcurrent(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{State: mcp.StateOptions{Keys: [][]byte{make([]byte, 32)}}})
+	mcp.AddTool(s, &mcp.Tool{Name: "two", Description: "Asks two questions at once."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			_, e1 := req.ListRoots("a")
+			_, e2 := req.Elicit("b", &mcp.ElicitParams{Message: "ok?"})
+			if err := errors.Join(e1, e2); err != nil {
+				return "", err
+			}
+			return "both", nil
+		})
+	both := make(chan struct{})
+	var n sync.WaitGroup
+	n.Add(2)
+	go func() { n.Wait(); close(both) }()
+	in := func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		n.Done()
+		select {
+		case <-both:
+		case <-time.After(5 * time.Second):
+			return nil, errors.New("the other request never came")
+		}
+		if method == "roots/list" {
+			return json.RawMessage(`{"roots":[]}`), nil
+		}
+		return json.RawMessage(`{"action":"accept","content":{}}`), nil
+	}
+	caps := mcp.ClientCapabilities{Roots: &mcp.RootsCapability{}, Elicitation: &mcp.ElicitationCapability{}}
+	c, err := client.Connect(context.Background(), &client.MemoryTransport{Server: s}, &client.Options{Eras: client.LegacyOnly, Capabilities: &caps, Input: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(context.Background(), "two", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "both" {
+		t.Errorf("got %q", got)
 	}
 }

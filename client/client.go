@@ -88,17 +88,18 @@ func publicError(err error) error {
 	if err == error(te) {
 		return pub
 	}
-	return &wrapped{msg: err.Error(), err: pub}
+	return &wrapped{pub: pub, orig: err}
 }
 
-// wrapped is an error message around a *TransportError.
+// wrapped is an error whose chain holds a *TransportError besides the
+// original chain (whose other errors errors.Is still finds).
 type wrapped struct {
-	msg string
-	err error
+	pub  *TransportError
+	orig error
 }
 
-func (w *wrapped) Error() string { return w.msg }
-func (w *wrapped) Unwrap() error { return w.err }
+func (w *wrapped) Error() string   { return w.orig.Error() }
+func (w *wrapped) Unwrap() []error { return []error{w.pub, w.orig} }
 
 // ElicitHandler asks the user for input (form mode: fill in
 // p.RequestedSchema; URL mode: open p.URL). For an accepted form, values

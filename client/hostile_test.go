@@ -177,6 +177,9 @@ func hostileStdio(mode string) {
 		switch {
 		case req.Method == "server/discover":
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}` + "\n")
+			if mode == "deaf" {
+				time.Sleep(time.Hour) // never read stdin again
+			}
 		case req.ID == nil:
 		case mode == "huge":
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 17<<20) + `"}]}}` + "\n")

@@ -44,7 +44,9 @@ type SkillFile struct {
 var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
 
 // UnmarshalJSON decodes a skill entry and checks it: a uri ending in
-// /SKILL.md, a frontmatter object with a non-empty name and description,
+// /SKILL.md, a frontmatter object with a description and a name that
+// follows the naming rules (skills.ValidName) and equals the last segment
+// of the uri before /SKILL.md, so a name is always safe as a file name,
 // and resources that are "dynamic" or files inside the skill's directory,
 // each listed once with a sha256 digest and a size that is not negative.
 func (s *Skill) UnmarshalJSON(b []byte) error {
@@ -67,6 +69,12 @@ func (s *Skill) UnmarshalJSON(b []byte) error {
 	*s = Skill{URI: w.URI, Frontmatter: w.Frontmatter}
 	if json.Unmarshal(fm["name"], &s.Name) != nil || s.Name == "" {
 		return fmt.Errorf("skill %s: frontmatter has no name", w.URI)
+	}
+	if !skills.ValidName(s.Name) {
+		return fmt.Errorf("skill %s: name %q breaks the naming rules (1-64 of a-z, 0-9 and -, no leading, trailing or doubled -)", w.URI, s.Name)
+	}
+	if last := dir[strings.LastIndexByte(dir, '/')+1:]; last != s.Name {
+		return fmt.Errorf("skill %s: name %q differs from the URI's last segment %q", w.URI, s.Name, last)
 	}
 	if json.Unmarshal(fm["description"], &s.Description) != nil || s.Description == "" {
 		return fmt.Errorf("skill %s: frontmatter has no description", w.URI)

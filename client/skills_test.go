@@ -199,6 +199,13 @@ func TestSkillEntryChecks(t *testing.T) {
 		"bad digest":          mutate(func(m map[string]any) { res(m)[1].(map[string]any)["digest"] = "md5:00" }),
 		"negative size":       mutate(func(m map[string]any) { res(m)[1].(map[string]any)["size"] = -1 }),
 		"no SKILL.md":         mutate(func(m map[string]any) { m["resources"] = res(m)[1:] }),
+		// The name becomes a directory name in `mcpkit skills --save`.
+		"name climbing":       mutate(func(m map[string]any) { m["frontmatter"].(map[string]any)["name"] = "../escape" }),
+		"name climbing twice": mutate(func(m map[string]any) { m["frontmatter"].(map[string]any)["name"] = "../../x" }),
+		"name uppercase":      mutate(func(m map[string]any) { m["frontmatter"].(map[string]any)["name"] = "PDF-processing" }),
+		"name doubled hyphen": mutate(func(m map[string]any) { m["frontmatter"].(map[string]any)["name"] = "pdf--processing" }),
+		"name too long":       mutate(func(m map[string]any) { m["frontmatter"].(map[string]any)["name"] = strings.Repeat("a", 65) }),
+		"name not the uri's":  mutate(func(m map[string]any) { m["frontmatter"].(map[string]any)["name"] = "other" }),
 	}
 	for name, entry := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -245,7 +252,8 @@ func FuzzSkillEntry(f *testing.F) {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return
 		}
-		if !strings.HasSuffix(s.URI, "/SKILL.md") || s.Name == "" || s.Description == "" {
+		named := s.URI == s.Name+"/SKILL.md" || strings.HasSuffix(s.URI, "/"+s.Name+"/SKILL.md")
+		if !named || !skills.ValidName(s.Name) || s.Description == "" {
 			t.Fatalf("accepted %+v", s)
 		}
 		if s.Dynamic {

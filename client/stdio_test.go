@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -19,8 +20,13 @@ func TestMain(m *testing.M) {
 	case "serve":
 		testServer(nil).ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
-	case "wrong-id", "garbage", "huge":
+	case "wrong-id", "garbage", "huge", "deaf":
 		hostileStdio(os.Getenv("MCPKIT_CLIENT_TEST_SERVER"))
+		os.Exit(0)
+	case "wrapper":
+		wrapperServer()
+	case "sleep":
+		time.Sleep(time.Hour)
 		os.Exit(0)
 	case "crash":
 		os.Stderr.WriteString("fatal: no config file\n")
@@ -66,5 +72,40 @@ func TestStdioCrashShowsStderr(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "no config file") {
 		t.Errorf("error %q does not show the server's stderr", err)
+	}
+}
+
+// TestStdioServerStopsReading: after server/discover the server never
+// reads its stdin again. A call whose arguments overfill the pipe gives up
+// when its context ends (as `mcpkit tools --timeout` does), and Close
+// returns, ending the process.
+func TestStdioServerStopsReading(t *testing.T) {
+	tr := selfCommand("deaf")
+	tr.Grace = 50 * time.Millisecond
+	c, err := client.Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	called := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "echo", map[string]any{"text": strings.Repeat("x", 4<<20)})
+		called <- err
+	}()
+	select {
+	case err := <-called:
+		if !errors.Is(err, client.ErrTimeout) {
+			t.Errorf("CallTool = %v, want ErrTimeout", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("CallTool still waits a minute after its timeout")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("Close still waits after a minute")
 	}
 }

@@ -27,7 +27,10 @@ type HTTPTransport struct {
 	URL string
 	// HTTPClient sends the requests; an authorizing http.RoundTripper
 	// plugs in here. Default: a client of its own without an overall
-	// timeout (every request is bounded by its context).
+	// timeout (every request is bounded by its context). A client without
+	// a CheckRedirect is used with one (on a copy) that follows redirects
+	// only within the server's origin, so that Header and the body never
+	// go to another server.
 	HTTPClient *http.Client
 	// Header is sent with every request.
 	Header http.Header

@@ -20,6 +20,10 @@ import (
 // one. Neither has state, so calling through the interface allocates
 // nothing.
 type era interface {
+	// builtin returns this era's handler of a method the package serves
+	// itself (the methods table; the legacy era adds initialize's
+	// company and leaves out the methods it lacks).
+	builtin(method string) (methodHandler, bool)
 	// invoke runs the method handler h of exchange x and appends its
 	// response to dst: at once (modern), or through the legacy bridge,
 	// which asks the client for input with real requests.
@@ -80,6 +84,11 @@ func appendEraError(w era, dst []byte, id jsonrpc.ID, e *Error) ([]byte, int) {
 // modernWire is revision 2026-07-28.
 type modernWire struct{}
 
+func (modernWire) builtin(method string) (methodHandler, bool) {
+	h, ok := methods[method]
+	return h, ok
+}
+
 func (modernWire) invoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
 	return x.run(ctx, h, dst)
 }
@@ -116,6 +125,17 @@ func (modernWire) resultType(result []byte) string {
 // legacyWire is revisions 2025-11-25 and older (legacy.go,
 // legacy_session.go, legacy_http.go, legacy_bridge.go).
 type legacyWire struct{}
+
+func (legacyWire) builtin(method string) (methodHandler, bool) {
+	if h, ok := legacyMethods[method]; ok {
+		return h, true
+	}
+	if modernOnlyMethods[method] {
+		return nil, false
+	}
+	h, ok := methods[method]
+	return h, ok
+}
 
 func (legacyWire) invoke(ctx context.Context, x *exchange, h methodHandler, dst []byte) ([]byte, error) {
 	return x.s.legacyInvoke(ctx, x, h, dst)

@@ -128,6 +128,7 @@ func fromWire(e *jsonrpc.Error) *Error {
 
 // Errors of the transport layer, with their HTTP statuses.
 var (
+	errBodyTimeout      = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Request body timed out", status: http.StatusRequestTimeout}
 	errBodyTooLarge     = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Request body too large", status: http.StatusRequestEntityTooLarge}
 	errHeaderTooLarge   = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Request header fields too large", status: http.StatusRequestHeaderFieldsTooLarge}
 	errMediaType        = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Unsupported Media Type: Content-Type must be application/json", status: http.StatusUnsupportedMediaType}

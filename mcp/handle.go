@@ -103,10 +103,64 @@ func (s *Server) handle(ctx context.Context, dst []byte, in *Incoming, n Notifie
 	}
 	mark := len(dst)
 	out, err := x.run(ctx, h, dst)
+	return s.finishExchange(modernWire{}, x, n, out, err, dst, mark)
+}
+
+// The dispatcher skeleton both eras share, after each has validated the
+// request its own way (prepare; handleLegacy with the session's state):
+//
+//	snapshot.handlerFor (the era's builtin table, the provider, custom methods)
+//	  ─▶ newExchange (a tools/call's exchange with its ToolRequest, one allocation)
+//	  ─▶ the era fills the exchange's RequestInfo
+//	  ─▶ the era's invoke (modern: x.run; legacy: the bridge)
+//	  ─▶ finishExchange (the response bound, finish, the era's error answer)
+//
+// With interceptors, the last step goes through runIntercepted instead.
+
+// handlerFor returns the handler of method for a request of era w: the
+// era's builtin handler, the provider's when the server has a provider for
+// it, or a custom method's (AddMethod) that w serves.
+func (sn *snapshot) handlerFor(method string, w era) (methodHandler, bool) {
+	h, ok := w.builtin(method)
+	if ph, provided := sn.provided(method); provided {
+		h, ok = ph, true
+	}
+	if !ok {
+		h, ok = sn.customHandler(method, w)
+	}
+	return h, ok
+}
+
+// newExchange returns the exchange of a request of method: for
+// tools/call, one with its ToolRequest in the same allocation (in tx when
+// not nil, which a legacy call brings preallocated with itself).
+func newExchange(method string, tx *toolExchange) *exchange {
+	if method == "tools/call" {
+		if tx == nil {
+			tx = &toolExchange{}
+		}
+		x := &tx.x
+		x.toolReq = &tx.req
+		return x
+	}
+	if tx != nil {
+		return &tx.x
+	}
+	return &exchange{}
+}
+
+// finishExchange is the epilogue of both eras without interceptors, once
+// the era ran the handler (out, err; dst[:mark] is what preceded the
+// response): the response bounded by MaxResponseBytes, the exchange
+// finished (later notifications dropped), and the era's answer to an
+// error. The handler runs in the caller's frame, not below this function:
+// an idle listen stream's stack must stay small enough for the runtime to
+// shrink it (TestIdleListenStack).
+func (s *Server) finishExchange(w era, x *exchange, n Notifier, out []byte, err error, dst []byte, mark int) ([]byte, int) {
 	err = s.quota.boundResponse(len(out)-mark, err)
 	x.finish()
 	if err != nil {
-		return s.answerError(x, n, err, dst[:mark])
+		return w.answerError(x, n, err, dst[:mark])
 	}
 	return out, http.StatusOK
 }
@@ -137,13 +191,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, perr.wire()), perr.HTTPStatus()
 	}
 	sn := s.snapshot()
-	h, ok := methods[msg.Method]
-	if ph, provided := sn.provided(msg.Method); provided {
-		h = ph
-	}
-	if !ok {
-		h, ok = sn.customHandler(msg.Method, modernWire{})
-	}
+	h, ok := sn.handlerFor(msg.Method, modernWire{})
 	if msg.Method == "server/discover" { // with interceptors
 		h, ok = handleDiscover, true
 	}
@@ -151,15 +199,7 @@ func (s *Server) prepare(dst []byte, in *Incoming, n Notifier, hh *httpHeaders, 
 		e := methodNotFound(msg.Method)
 		return nil, nil, jsonrpc.AppendError(dst, msg.ID, e.wire()), e.HTTPStatus()
 	}
-	var x *exchange
-	if msg.Method == "tools/call" {
-		// The exchange and the ToolRequest in one allocation.
-		c := &toolExchange{}
-		x = &c.x
-		x.toolReq = &c.req
-	} else {
-		x = &exchange{}
-	}
+	x := newExchange(msg.Method, nil)
 	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm, info: RequestInfo{ProtocolVersion: version}, notifier: n, toolReq: x.toolReq}
 	x.info.Header = in.Header
 	x.info.Principal = in.Principal

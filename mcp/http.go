@@ -41,13 +41,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.quota.exit()
 		}
 	}()
-	buf := s.getBuf()
-	defer func() {
-		if buf != nil { // nil: a legacy request took it (legacy_call.go)
-			s.putBuf(buf)
-		}
-	}()
-	body, counted, ok := s.readHTTPBody(w, r, buf)
+	buf := s.getReqBuf()
+	defer buf.release(s) // nothing once a legacy call took it (legacy_call.go)
+	body, counted, ok := s.readHTTPBody(w, r, buf.p)
 	if counted > 0 {
 		defer s.quota.unadmit(counted)
 	}
@@ -65,7 +61,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.serveLegacyPost(w, r, &hh, &msg, &mv, &buf, len(body), principal) {
+	if s.legacy != nil && s.serveLegacyPost(w, r, principal, &legacyPost{hh: &hh, msg: &msg, mv: &mv, buf: &buf, body: len(body)}) {
 		return
 	}
 	if msg.IsNotification() {
@@ -76,9 +72,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, jsonrpc.ID{}, errResponseNotExp)
 		return
 	}
-	out := (*buf)[len(body):len(body)]
+	out := (*buf.p)[len(body):len(body)]
 	if msg.Method == "server/discover" && s.icpt == nil {
-		s.serveDiscoverHTTP(w, buf, out, &msg, &hh, &mv)
+		s.serveDiscoverHTTP(w, buf.p, out, &msg, &hh, &mv)
 		return
 	}
 	if msg.Method == methodListen {
@@ -86,7 +82,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// in-flight requests.
 		slot = false
 		s.quota.exit()
-		s.detachListen(body, buf, &msg, &mv)
+		s.detachListen(body, &buf, &msg, &mv)
 		out = nil
 	}
 	// The message and the sink share one allocation: both outlive this
@@ -95,7 +91,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
 	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportStreamableHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
-	keepGrown(buf, out, resp)
+	keepGrown(buf.p, out, resp)
 	// The response counts against the in-flight budget while it is
 	// written, so that large responses being sent shed new requests.
 	if n := int64(len(resp)); n >= countedBytes {
@@ -146,32 +142,72 @@ func (s *Server) admitHTTP(w http.ResponseWriter, r *http.Request, hh *httpHeade
 // ends, also when ok is false; when ok is false it has written the
 // response.
 func (s *Server) readHTTPBody(w http.ResponseWriter, r *http.Request, buf *[]byte) (body []byte, counted int64, ok bool) {
-	if r.ContentLength >= countedBytes {
-		if !s.quota.admit(r.ContentLength) {
-			writeHTTPError(w, jsonrpc.ID{}, errBusy)
-			return nil, 0, false
-		}
-		counted = r.ContentLength
+	if r.ContentLength > s.maxBody {
+		// Refused before a byte of it is read or counted.
+		w.Header()["Connection"] = connectionClose
+		writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
+		return nil, 0, false
 	}
-	body, err := readBody(r.Body, *buf, s.maxBody)
+	// net/http's ResponseWriters can set the connection's read deadline;
+	// a wrapper that hides the method leaves the body untimed.
+	dl, timed := w.(interface{ SetReadDeadline(time.Time) error })
+	timed = timed && s.bodyTimeout > 0 && dl.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil
+	body, counted, err := s.readCounted(r.Body, *buf)
 	*buf = body[:0]
-	if n := int64(len(body)); n >= countedBytes && n > counted {
-		if !s.quota.admit(n - counted) {
-			s.quota.unadmit(counted)
-			writeHTTPError(w, jsonrpc.ID{}, errBusy)
-			return nil, 0, false
-		}
-		counted = n
-	}
 	if err != nil {
-		if errors.Is(err, errTooLarge) {
+		// The rest of the body is not read: net/http must not wait for it
+		// to reuse the connection (nor, after a timeout, without end).
+		w.Header()["Connection"] = connectionClose
+		var ne net.Error
+		switch {
+		case errors.Is(err, errBusy):
+			writeHTTPError(w, jsonrpc.ID{}, errBusy)
+		case errors.Is(err, errTooLarge):
 			writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
-		} else {
+		case errors.As(err, &ne) && ne.Timeout():
+			writeHTTPError(w, jsonrpc.ID{}, errBodyTimeout)
+		default:
 			writeHTTPError(w, jsonrpc.ID{}, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "reading the request body failed"})
 		}
 		return nil, counted, false
 	}
+	if timed {
+		dl.SetReadDeadline(time.Time{})
+	}
 	return body[:len(body):len(body)], counted, true
+}
+
+var connectionClose = []string{"close"}
+
+// readCounted reads a request body into buf, failing with errTooLarge past
+// MaxMessageBytes. It counts the body's bytes in the in-flight byte budget
+// as they arrive (once there are countedBytes of them), never what a
+// Content-Length only declares: a client that declares a large body and
+// stalls holds nothing. It returns the bytes counted, which the caller
+// gives back, and errBusy when the budget is spent.
+func (s *Server) readCounted(r io.Reader, buf []byte) (body []byte, counted int64, err error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, rerr := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > s.maxBody {
+			return buf, counted, errTooLarge
+		}
+		if l := int64(len(buf)); l >= countedBytes && l > counted {
+			if !s.quota.admit(l - counted) {
+				return buf, counted, errBusy
+			}
+			counted = l
+		}
+		if rerr == io.EOF {
+			return buf, counted, nil
+		}
+		if rerr != nil {
+			return buf, counted, rerr
+		}
+	}
 }
 
 // decodeHTTP decodes body into msg, collecting its _meta into mv. It
@@ -201,23 +237,21 @@ func (s *Server) serveDiscoverHTTP(w http.ResponseWriter, buf *[]byte, out []byt
 // ResponseWriter without Hijack, DisableListenParking) stays in handle for
 // as long as it is open, and holds no pooled buffer meanwhile: the message
 // and its _meta are read again from a copy of the body (msg refers to it),
-// the pooled buffer goes back to the pool (putBuf ignores the emptied buf
-// when ServeHTTP returns), and the response buffer is allocated when the
-// stream ends.
-func (s *Server) detachListen(body []byte, buf *[]byte, msg *jsonrpc.Message, mv *metaVisitor) {
+// the pooled buffer goes back to the pool (buf.release: ServeHTTP's
+// deferred release then does nothing), and the response buffer is
+// allocated when the stream ends.
+func (s *Server) detachListen(body []byte, buf *reqBuf, msg *jsonrpc.Message, mv *metaVisitor) {
 	body = slices.Clone(body)
 	*mv = metaVisitor{}
 	*msg, _ = decodeVisit(body, mv.visit) // it decoded before
 	mv.finish(msg.Params)
-	pooled := new([]byte)
-	*pooled, *buf = *buf, nil
-	s.putBuf(pooled)
+	buf.release(s)
 }
 
 // keepGrown makes buf, the pooled buffer whose tail out was, the array resp
 // grew into, if it outgrew out, so that the pool keeps the larger buffer.
 func keepGrown(buf *[]byte, out, resp []byte) {
-	if cap(resp) != cap(out) {
+	if buf != nil && cap(resp) != cap(out) {
 		*buf = resp[:0]
 	}
 }
@@ -448,26 +482,6 @@ func (hh *httpHeaders) scan(h http.Header) {
 		}
 	}
 	hh.size = n
-}
-
-// readBody reads r into buf, failing with errTooLarge past limit bytes.
-func readBody(r io.Reader, buf []byte, limit int64) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return buf, errTooLarge
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 func isJSONContentType(v []string) bool {

@@ -39,6 +39,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -191,17 +192,8 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if st == nil {
 		return appendLegacyError(dst, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: the session is not initialized; send initialize first"})
 	}
-	h, ok := legacyMethods[msg.Method]
-	if !ok && !modernOnlyMethods[msg.Method] {
-		h, ok = methods[msg.Method]
-	}
 	sn := s.snapshot()
-	if ph, provided := sn.provided(msg.Method); provided {
-		h, ok = ph, true
-	}
-	if !ok {
-		h, ok = sn.customHandler(msg.Method, legacyWire{})
-	}
+	h, ok := sn.handlerFor(msg.Method, legacyWire{})
 	if !ok {
 		return appendLegacyError(dst, msg.ID, methodNotFound(msg.Method))
 	}
@@ -216,20 +208,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	if perr != nil {
 		return appendLegacyError(dst, msg.ID, perr)
 	}
-	var x *exchange
-	if msg.Method == "tools/call" {
-		// The exchange and the ToolRequest in one allocation, as in
-		// prepare.
-		if tx == nil {
-			tx = &toolExchange{}
-		}
-		x = &tx.x
-		x.toolReq = &tx.req
-	} else if tx != nil {
-		x = &tx.x
-	} else {
-		x = &exchange{}
-	}
+	x := newExchange(msg.Method, tx)
 	*x = exchange{s: s, snap: sn, id: msg.ID, method: msg.Method, params: msg.Params, meta: rm,
 		notifier: withSession(n, ss), remote: in.remote, toolReq: x.toolReq}
 	x.info = RequestInfo{
@@ -251,12 +230,7 @@ func (s *Server) handleLegacy(ctx context.Context, dst []byte, in *Incoming, n N
 	}
 	mark := len(dst)
 	out, err := s.legacyInvoke(ctx, x, h, dst)
-	err = s.quota.boundResponse(len(out)-mark, err)
-	x.finish()
-	if err != nil {
-		return s.answerLegacyError(x, err, dst[:mark])
-	}
-	return out, http.StatusOK
+	return s.finishExchange(legacyWire{}, x, n, out, err, dst, mark)
 }
 
 // answerLegacyError appends the error response of a legacy exchange's
@@ -392,10 +366,18 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 	if p.ProtocolVersion == nil {
 		return appendLegacyError(dst, msg.ID, InvalidParams("Invalid params: initialize needs a protocolVersion"))
 	}
-	// Extensions are negotiated per request in the modern era only (the
-	// 2025-11-25 schema has no such member): none apply to a legacy
-	// session, tasks included.
-	p.Capabilities.Extensions = nil
+	// The 2025-11-25 schema has no extensions member, but clients of
+	// extensions made for that era (MCP Apps: io.modelcontextprotocol/ui)
+	// declare them here, so the session keeps them for handlers to read in
+	// RequestInfo. The tasks extension is the modern era's only: a legacy
+	// session never runs tools as tasks.
+	if p.Capabilities.Extensions != nil {
+		p.Capabilities.Extensions = maps.Clone(p.Capabilities.Extensions)
+		delete(p.Capabilities.Extensions, TasksExtension)
+		if len(p.Capabilities.Extensions) == 0 {
+			p.Capabilities.Extensions = nil
+		}
+	}
 	version := LegacyVersion
 	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion

@@ -171,9 +171,13 @@ func (x *exchange) askClient(ctx context.Context, reqs []legacyInput) (map[strin
 		err error
 	}
 	ch := make(chan reply, len(reqs))
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		keys[i] = r.key
+	}
 	for _, r := range reqs {
 		go func() {
-			raw, err := x.callClient(ctx, ss, r.method, r.params)
+			raw, err := x.callClient(ctx, ss, r.method, withInputKey(r.params, r.key, keys))
 			ch <- reply{r.key, raw, err}
 		}()
 	}
@@ -316,4 +320,35 @@ func withInputResponses(params []byte, answers map[string]json.RawMessage, state
 		out = wire.AppendString(out, state)
 	}
 	return append(out, '}')
+}
+
+// MetaInputKey is the _meta member of a server-to-client request (to a
+// legacy client) that names the key of the input request it stands for, so
+// that a bridge in front of this server can keep the handler's keys in its
+// own input_required results. MetaInputRound lists the keys of every
+// request of the same round, sent together, so that the bridge can wait
+// for all of them.
+const (
+	MetaInputKey   = "io.github.mcpkit/inputKey"
+	MetaInputRound = "io.github.mcpkit/inputRound"
+)
+
+// withInputKey returns params with _meta[MetaInputKey] set to key and
+// _meta[MetaInputRound] to round.
+func withInputKey(params []byte, key string, round []string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := m["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[MetaInputKey] = mustMarshal(key)
+	meta[MetaInputRound] = mustMarshal(round)
+	m["_meta"] = mustMarshal(meta)
+	return mustMarshal(m)
 }

@@ -24,8 +24,8 @@ type legacyCall struct {
 	msg    jsonrpc.Message
 	pre    legacyPre
 	in     Incoming
-	buf    *[]byte // the body, then the response after it
-	body   int     // the length of the body in buf
+	buf    reqBuf // the body, then the response after it: the call owns it
+	body   int    // the length of the body in buf
 	ctx    context.Context
 	cancel context.CancelFunc
 	st     sseStream
@@ -37,15 +37,14 @@ type legacyCall struct {
 func (c *legacyCall) run() {
 	ss := c.ss
 	s := ss.srv
-	out := (*c.buf)[c.body:c.body]
+	out := (*c.buf.p)[c.body:c.body]
 	resp, status := s.handleLegacy(c.ctx, out, &c.in, &c.st, &c.pre)
-	keepGrown(c.buf, out, resp)
+	keepGrown(c.buf.p, out, resp)
 	// The id may be used again once the client has the response.
 	ss.untrackRequest(c.msg.ID)
 	c.st.finish(resp, status)
 	c.cancel()
-	s.putBuf(c.buf)
-	c.buf = nil
+	c.buf.release(s)
 }
 
 // legacyWorkers runs the requests of legacy HTTP sessions. A request runs
@@ -150,25 +149,26 @@ func (p *legacyWorkers) reap() {
 // (notifications/cancelled and the end of the session are). The response
 // travels on the request's stream, which outlives its connection: if the
 // connection is lost or the handler calls LegacyRequest.CloseSSEStream, the
-// client resumes with GET and Last-Event-ID. msg and mv are what ServeHTTP
-// decoded from the body, which is the first body bytes of *buf; the call
-// takes the buffer (setting *buf to nil) unless it answers at once.
-func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, mv *metaVisitor, buf **[]byte, body int, p *Principal) {
+// client resumes with GET and Last-Event-ID. lp holds what ServeHTTP
+// decoded from the body; the call takes its buffer unless it answers at
+// once.
+func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, p *Principal, lp *legacyPost) {
+	msg := lp.msg
 	s := ss.srv
-	c := &legacyCall{ss: ss, msg: *msg, body: body}
-	c.pre.rm, c.pre.err = mv.rm, mv.err
+	c := &legacyCall{ss: ss, msg: *msg, body: lp.body}
+	c.pre.rm, c.pre.err = lp.mv.rm, lp.mv.err
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	if !ss.trackRequest(msg.ID, c.cancel) {
 		c.cancel()
 		writeHTTPError(w, msg.ID, errDuplicateID)
 		return
 	}
-	c.buf, *buf = *buf, nil
+	c.buf = lp.buf.take()
 	// The handler may outlive ServeHTTP; it only reads the request's
 	// header map, which net/http does not reuse.
 	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportStreamableHTTP, remote: r.RemoteAddr, session: ss}
 	ss.addStream(&c.st)
-	c.conn.init(w, acceptsSSE(hh.accept))
+	c.conn.init(w, acceptsSSE(lp.hh.accept))
 	c.st.attach(&c.conn, -1)
 	s.legacy.workers.dispatch(c)
 	c.st.hold(r.Context(), &c.conn)

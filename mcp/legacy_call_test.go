@@ -54,9 +54,9 @@ func TestLegacyDeleteCancelsRequests(t *testing.T) {
 	}
 }
 
-// legacyPost serves one POST of a 2025-11-25 client in process; sid is
+// legacyTestPost serves one POST of a 2025-11-25 client in process; sid is
 // the session's id ("" for initialize).
-func legacyPost(s *Server, sid, body string) *httptest.ResponseRecorder {
+func legacyTestPost(s *Server, sid, body string) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, mcpwire.Request{Legacy: true, Session: sid, Body: []byte(body)}.ServerRequest())
 	return w
@@ -77,7 +77,7 @@ func TestLegacyWorkersIdle(t *testing.T) {
 				<-release
 				return "done", nil
 			})
-		init := legacyPost(s, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+		init := legacyTestPost(s, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
 		sid := init.Header().Get("Mcp-Session-Id")
 		if sid == "" {
 			t.Fatalf("initialize: status %d, %s", init.Code, init.Body)
@@ -86,7 +86,7 @@ func TestLegacyWorkersIdle(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				w := legacyPost(s, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"wait"}}`)
+				w := legacyTestPost(s, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i+1)+`,"method":"tools/call","params":{"name":"wait"}}`)
 				if !strings.Contains(w.Body.String(), `"text":"done"`) {
 					t.Errorf("call %d: status %d, %s", i+1, w.Code, w.Body)
 				}
@@ -104,7 +104,7 @@ func TestLegacyWorkersIdle(t *testing.T) {
 			t.Errorf("%d workers wait after the calls, want %d", got, maxIdleLegacyWorkers)
 		}
 		// A waiting worker serves the next call.
-		if w := legacyPost(s, sid, `{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"wait"}}`); !strings.Contains(w.Body.String(), `"text":"done"`) {
+		if w := legacyTestPost(s, sid, `{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"wait"}}`); !strings.Contains(w.Body.String(), `"text":"done"`) {
 			t.Errorf("next call: status %d, %s", w.Code, w.Body)
 		}
 		time.Sleep(workerIdle)
@@ -123,13 +123,13 @@ func TestLegacyWorkersEndAtShutdown(t *testing.T) {
 		s := NewServer(nil)
 		AddTool(s, &Tool{Name: "echo", Description: "Echoes."},
 			func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) { return "done", nil })
-		init := legacyPost(s, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
+		init := legacyTestPost(s, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`)
 		sid := init.Header().Get("Mcp-Session-Id")
 		if sid == "" {
 			t.Fatalf("initialize: status %d, %s", init.Code, init.Body)
 		}
 		call := func(id int) {
-			w := legacyPost(s, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"tools/call","params":{"name":"echo"}}`)
+			w := legacyTestPost(s, sid, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"tools/call","params":{"name":"echo"}}`)
 			if !strings.Contains(w.Body.String(), `"text":"done"`) {
 				t.Errorf("call %d: status %d, %s", id, w.Code, w.Body)
 			}

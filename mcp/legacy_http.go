@@ -39,13 +39,32 @@ var (
 	errDuplicateID     = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight in this session"}
 )
 
+// legacyPost is what ServeHTTP read of a POST, handed to the legacy era's
+// paths (serveLegacyPost, session.serveRequest): the parts that live on
+// ServeHTTP's frame. (The ResponseWriter, the Request and the Principal,
+// which a session's call keeps, travel as parameters of their own: a
+// struct that held them too would move ServeHTTP's message, headers and
+// buffer to the heap, since escape analysis does not tell fields apart.)
+// Nothing keeps a pointer to a legacyPost past the call.
+type legacyPost struct {
+	// hh holds the request's headers, picked by ServeHTTP.
+	hh *httpHeaders
+	// msg and its _meta mv were decoded from the body, the first body
+	// bytes of buf.
+	msg *jsonrpc.Message
+	mv  *metaVisitor
+	// buf is ServeHTTP's pooled buffer: a request of a session takes it
+	// (serveRequest); body is the length of the body in it.
+	buf  *reqBuf
+	body int
+}
+
 // serveLegacyPost serves a POST of the legacy era and reports true, or
-// reports false for modern traffic, which ServeHTTP then serves. msg and
-// its _meta mv were decoded from the body, the first body bytes of the
-// pooled buffer *buf; a request of a session takes the buffer (see
-// serveRequest). hh holds the request's headers, picked by ServeHTTP; p is
-// the authenticated caller, if any.
-func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *httpHeaders, msg *jsonrpc.Message, mv *metaVisitor, buf **[]byte, body int, p *Principal) bool {
+// reports false for modern traffic, which ServeHTTP then serves. A request
+// of a session takes the pooled buffer (see serveRequest). p is the
+// authenticated caller, if any.
+func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, p *Principal, lp *legacyPost) bool {
+	hh, msg := lp.hh, lp.msg
 	if s.legacy == nil {
 		return false
 	}
@@ -98,7 +117,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, hh *htt
 		ss.handleNotification(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		ss.serveRequest(w, r, hh, msg, mv, buf, body, p)
+		ss.serveRequest(w, r, p, lp)
 	}
 	return true
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/park"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 
 	"github.com/mcpkit/mcpkit/internal/wire"
@@ -111,7 +112,7 @@ type listeners struct {
 	pinged  uint8
 	wg      sync.WaitGroup
 	writers parkWriters
-	hangups hangupWatch
+	hangups park.Watch
 	// writeTimeout bounds a write to a parked stream (parkedWriteTimeout;
 	// tests change it), and stalled counts the parked streams whose write
 	// waits for the client, each on a goroutine of its own (park.go).

@@ -60,6 +60,15 @@ type HTTPOptions struct {
 	// rather than at once. HTTP/2 streams are never parked. Set this when
 	// any of that matters more than memory.
 	DisableListenParking bool
+	// BodyTimeout bounds the time to read one request body, from the
+	// moment the request is admitted: a body that has not arrived whole by
+	// then gets 408 Request Timeout with the JSON-RPC error -32600, and
+	// its in-flight slot and bytes are given back, so that clients that
+	// trickle their bodies cannot hold MaxInFlightRequests. Default 30
+	// seconds (4 MiB at about 1 Mbit/s). Off removes it. (A declared
+	// Content-Length above MaxMessageBytes is refused with 413 before any
+	// of the body is read.)
+	BodyTimeout time.Duration
 }
 
 // ListenOptions configures subscriptions/listen, on every transport.

@@ -6,9 +6,9 @@ import (
 	"net"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/park"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -23,7 +23,7 @@ import (
 // writer goroutines that exist only while there is something to write;
 // one ticker per server sends the keep-alive comments. The stream is never
 // read: on Linux, an epoll instance notices a client that closes its
-// connection at once (hangupWatch); elsewhere that is noticed at the next
+// connection at once (park.Watch); elsewhere that is noticed at the next
 // keep-alive (a non-blocking peek at the socket, where the platform has
 // one) or when a write fails.
 
@@ -71,9 +71,9 @@ type parkedStream struct {
 	// done is closed.
 	completed bool
 	endErr    error
-	out       []byte          // the events being written, in the writer's buffer
-	watch     uint64          // the stream's id in hangupWatch; 0: not watched
-	raw       syscall.RawConn // nil: every write waits, with a deadline
+	out       []byte   // the events being written, in the writer's buffer
+	watch     uint64   // the stream's id in the park.Watch; 0: not watched
+	raw       park.Raw // not Valid: every write waits, with a deadline
 }
 
 // parkWriters runs the writers of a server's parked streams: a queue of
@@ -102,7 +102,7 @@ func (w *parkWriters) add(due ...*parkedStream) {
 
 func (w *parkWriters) work() {
 	var buf []byte
-	wr := new(rawWrite)
+	wr := new(park.Writer)
 	for {
 		w.mu.Lock()
 		if w.head == len(w.queue) {
@@ -145,8 +145,8 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 		conn.Close()
 		return true, err
 	}
-	ps := &parkedStream{conn: conn, st: st, raw: rawConn(conn)}
-	if ps.raw != nil {
+	ps := &parkedStream{conn: conn, st: st, raw: park.RawOf(conn)}
+	if ps.raw.Valid() {
 		conn.SetWriteDeadline(time.Time{})
 	}
 	// The stream keeps a copy of the exchange with what its writes need:
@@ -167,7 +167,7 @@ func (l *listeners) hijackListen(st *listenStream, method string, params []byte)
 		ps.done = make(chan struct{})
 	}
 	st.park = ps
-	l.hangups.add(ps)
+	ps.watch = l.hangups.Add(conn, ps)
 	l.mu.Lock()
 	l.parked++
 	tick := l.s.keepAlive > 0 && !l.ticking
@@ -265,7 +265,7 @@ func (l *listeners) keepAliveLoop() {
 // service writes what waits for the stream: its pending changes, a
 // keep-alive comment, or its end, with the writer's buffer and scratch
 // (wr). It returns buf, the writer's buffer, for the next stream.
-func (ps *parkedStream) service(buf []byte, wr *rawWrite) []byte {
+func (ps *parkedStream) service(buf []byte, wr *park.Writer) []byte {
 	st, sub := ps.st, ps.st.sub
 	for {
 		ps.out = buf[:0]
@@ -282,7 +282,7 @@ func (ps *parkedStream) service(buf []byte, wr *rawWrite) []byte {
 		res, end, _ := st.flush(context.Background(), nil)
 		var err error
 		if ping && !end && len(ps.out) == 0 {
-			if peerClosed(ps.conn) {
+			if park.PeerClosed(ps.conn) {
 				err = errPeerClosed
 			} else {
 				ps.out = append(ps.out, ":\n\n"...)
@@ -336,14 +336,14 @@ func (ps *parkedStream) idle() bool {
 	return false
 }
 
-// write writes b to the stream's connection. With a rawWriter it writes
+// write writes b to the stream's connection. With a raw socket it writes
 // what the socket takes at once and returns the rest; otherwise it waits
 // until all of b is written, for up to parkedWriteTimeout.
-func (ps *parkedStream) write(wr *rawWrite, b []byte) ([]byte, error) {
-	if ps.raw == nil {
+func (ps *parkedStream) write(wr *park.Writer, b []byte) ([]byte, error) {
+	if !ps.raw.Valid() {
 		return nil, ps.writeWait(b)
 	}
-	return wr.try(ps.raw, b)
+	return wr.Try(ps.raw, b)
 }
 
 // writeWait writes b under parkedWriteTimeout. A RawConn write needs the
@@ -352,7 +352,7 @@ func (ps *parkedStream) write(wr *rawWrite, b []byte) ([]byte, error) {
 func (ps *parkedStream) writeWait(b []byte) error {
 	ps.conn.SetWriteDeadline(time.Now().Add(ps.st.x.s.listen.writeTimeout))
 	_, err := ps.conn.Write(b)
-	if err == nil && ps.raw != nil {
+	if err == nil && ps.raw.Valid() {
 		ps.conn.SetWriteDeadline(time.Time{})
 	}
 	return err
@@ -370,7 +370,7 @@ func (ps *parkedStream) finish(rest []byte, end, final bool) {
 		return
 	}
 	if !ps.idle() {
-		ps.service(nil, new(rawWrite))
+		ps.service(nil, new(park.Writer))
 	}
 }
 
@@ -391,7 +391,7 @@ func (ps *parkedStream) end(err error) {
 		}
 	}
 	l := &s.listen
-	l.hangups.remove(ps)
+	l.hangups.Remove(ps.conn, ps.watch)
 	ps.conn.Close()
 	// Unpark and unregister in one step, so that a parked count of zero
 	// means the slots are free again.
@@ -410,8 +410,8 @@ func (ps *parkedStream) end(err error) {
 	}
 }
 
-// hangup ends a stream whose client closed its connection.
-func (ps *parkedStream) hangup() {
+// Hangup ends a stream whose client closed its connection (park.Hanger).
+func (ps *parkedStream) Hangup() {
 	sub := ps.st.sub
 	sub.mu.Lock()
 	sub.hup = true

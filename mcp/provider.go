@@ -59,6 +59,12 @@ type ProvidedResult struct {
 	// A list whose content depends on the caller (its capabilities, its
 	// principal) should say CachePrivate.
 	Cache *CacheHint
+	// InputRequired marks Body as an input_required result made elsewhere
+	// (by the replica that holds the call, for a bridge): its inputRequests
+	// and requestState are sent as they are, with resultType
+	// "input_required". Only the modern era can carry it; a legacy request
+	// gets an internal error.
+	InputRequired bool
 }
 
 // CacheHint is the caching hint of one result.
@@ -87,9 +93,6 @@ var providedSet = func() map[string]bool {
 	return m
 }()
 
-// mrtrMethods are the methods that may answer input_required.
-var mrtrMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
-
 // provided returns the provider's handler for method, when the server has a
 // Provider and method is one of ProvidedMethods.
 func (sn *snapshot) provided(method string) (methodHandler, bool) {
@@ -99,37 +102,37 @@ func (sn *snapshot) provided(method string) (methodHandler, bool) {
 	return sn.provider, true
 }
 
-// serveProvided runs the Provider for one request and encodes its result.
+// serveProvided runs the Provider for one request, on the primitive-call
+// skeleton (call.go), and encodes its result.
 func serveProvided(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	info, err := x.requestInfo()
-	if err != nil {
-		return nil, err
-	}
-	req := &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: x.method}
-	if len(x.params) > 0 {
-		req.Params = json.RawMessage(x.params)
-	}
-	if mrtrMethods[x.method] {
-		if err := x.openRound(&req.rd, info); err != nil {
-			return nil, err
-		}
-	}
-	res, err := x.s.opts.Provider.Provide(ctx, req)
-	if err != nil {
-		if e := cancelled(ctx, err); e != nil {
-			return nil, e
-		}
-		if _, ok := asError(err); !ok && isInputRequired(err) && req.rd.x != nil {
-			return x.appendInputRequired(dst, &req.rd)
-		}
-		return nil, fmt.Errorf("provider %s: %w", x.method, err)
-	}
+	var req *MethodRequest
+	return callPrimitive(ctx, x, dst, primitive{kind: kindMethod, name: x.method}, nil, &primitiveCall[*ProvidedResult]{
+		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			req = &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: x.method}
+			if len(x.params) > 0 {
+				req.Params = json.RawMessage(x.params)
+			}
+			return &req.rd, nil, false, nil
+		},
+		run:    func(ctx context.Context) (*ProvidedResult, error) { return x.s.opts.Provider.Provide(ctx, req) },
+		encode: x.appendProvided,
+	})
+}
+
+// appendProvided appends the response carrying a Provider's result.
+func (x *exchange) appendProvided(dst []byte, res *ProvidedResult) ([]byte, error) {
 	if res == nil {
 		res = &ProvidedResult{}
 	}
 	body, meta, err := splitResult(res.Body)
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: %w", x.method, err)
+	}
+	if res.InputRequired {
+		if x.info.Era != EraModern {
+			return nil, fmt.Errorf("provider %s: a relayed input_required result cannot reach a legacy client", x.method)
+		}
+		return x.appendResultHint(dst, resultInputRequired, nil, body, meta), nil
 	}
 	var hint []byte
 	if res.Cache != nil && x.era().cacheHints() {
@@ -355,4 +358,26 @@ func (f ReadyFunc) Ready(ctx context.Context) error { return f(ctx) }
 // message msg, sent with HTTP status 503 and a Retry-After header.
 func Unavailable(msg string) *Error {
 	return &Error{Code: jsonrpc.CodeInternalError, Message: msg, status: http.StatusServiceUnavailable}
+}
+
+// CheckParamHeaders checks the request's Mcp-Param-* headers against the
+// x-mcp-header parameters of inputSchema (a tool's input schema, as a
+// Provider's backend lists it) and the request's arguments, as the server
+// does for its registered tools: a mismatch is a -32020 *Error (HTTP 400).
+// It does nothing outside Streamable HTTP's modern era, and for a schema
+// without annotations or that it cannot read (the backend validates).
+func (r *MethodRequest) CheckParamHeaders(inputSchema json.RawMessage) error {
+	x := r.x
+	if x == nil || x.info.Header == nil || !x.era().paramHeaders() || len(inputSchema) == 0 {
+		return nil
+	}
+	hs, err := paramHeaders(inputSchema)
+	if err != nil || len(hs) == 0 {
+		return nil
+	}
+	args, _ := x.param("arguments")
+	if e := checkParamHeaders(hs, args, x.info.Header); e != nil {
+		return e
+	}
+	return nil
 }

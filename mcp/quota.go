@@ -4,15 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/netip"
-	"runtime"
-	"runtime/metrics"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/admission"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -152,7 +150,7 @@ type quotas struct {
 	busyRequests *Error // the 503 past maxRequests, naming the limit
 
 	// adapt is the adaptive in-flight limit; nil when off.
-	adapt *adaptiveLimit
+	adapt *admission.Limit
 }
 
 func (q *quotas) init(o *QuotaOptions) {
@@ -181,8 +179,7 @@ func (q *quotas) init(o *QuotaOptions) {
 		status:  http.StatusServiceUnavailable,
 	}
 	if target := offSetting(o.MaxQueueDelay, defaultMaxQueueDelay); target > 0 && q.maxRequests > 0 {
-		q.adapt = newAdaptiveLimit(q.maxRequests, target, readSchedLatency())
-		q.adapt.runnable = readRunnable()
+		q.adapt = admission.New(q.maxRequests, target)
 	}
 }
 
@@ -203,13 +200,13 @@ func (q *quotas) enter() bool {
 	}
 	limit := q.maxRequests
 	if a := q.adapt; a != nil {
-		a.tick(q.requests.Load())
-		limit = a.limit.Load()
+		a.Tick(q.requests.Load())
+		limit = a.Current()
 	}
 	if q.requests.Add(1) > limit {
 		q.requests.Add(-1)
 		if a := q.adapt; a != nil {
-			a.shed.Store(true)
+			a.Shed()
 		}
 		return false
 	}
@@ -223,7 +220,7 @@ func (q *quotas) busyError() *Error {
 	if a == nil {
 		return q.busyRequests
 	}
-	l := a.limit.Load()
+	l := a.Current()
 	if l >= q.maxRequests {
 		return q.busyRequests
 	}
@@ -232,186 +229,6 @@ func (q *quotas) busyError() *Error {
 		Message: "Server busy: requests are queueing for the CPU; retry later",
 		Data:    json.RawMessage(`{"quota":"maxInFlightRequests","limit":` + strconv.FormatInt(l, 10) + `}`),
 		status:  http.StatusServiceUnavailable,
-	}
-}
-
-// The adaptive in-flight limit (QuotaOptions.MaxQueueDelay). It is
-// adjusted by the requests themselves, at most once per adaptWindow, by
-// whichever request enters first after the window has passed: no
-// goroutine of its own, and nothing at all on an idle server.
-const (
-	adaptWindow = 10 * time.Millisecond
-	// adaptHighWindows is how many windows in a row the delay must stay
-	// above the target before the limit drops: a burst (a GC cycle, a
-	// wave of arrivals) is not a standing queue.
-	adaptHighWindows = 3
-	// adaptFloorPerCPU, times GOMAXPROCS, is the least the adaptive
-	// limit drops to (at least adaptMinFloor, at most
-	// MaxInFlightRequests): enough to keep every CPU busy while one
-	// request per CPU waits for I/O. Measured on 2 cores with 1 ms
-	// handlers at 2x capacity on a starved host (bench/NOTES.md), a floor
-	// of 16 let requests wait 1-1.6 s before admission, 4 about 0.2 s.
-	adaptFloorPerCPU = 2
-	adaptMinFloor    = 4
-	// adaptMinSamples is the least sampled scheduling events a window
-	// needs to count; fewer say little about queueing.
-	adaptMinSamples = 8
-	// adaptMaxMerge is the most windows merged to get adaptMinSamples.
-	adaptMaxMerge = 10
-)
-
-// adaptiveLimit is the state of the adaptive in-flight limit.
-type adaptiveLimit struct {
-	limit  atomic.Int64
-	shed   atomic.Bool  // a request was refused in this window
-	next   atomic.Int64 // when the next window ends, in ns since start
-	start  time.Time
-	max    int64
-	floor  int64
-	target time.Duration
-
-	mu   sync.Mutex // held by the request that adjusts the limit
-	high int        // windows in a row with the delay above target
-	// read returns the delay of the window just ended (the 90th
-	// percentile of the scheduling latency since the last read) and
-	// whether it had enough samples to count.
-	read func() (time.Duration, bool)
-	// runnable returns the goroutines waiting for a CPU now.
-	runnable func() int64
-}
-
-func newAdaptiveLimit(ceiling int64, target time.Duration, read func() (time.Duration, bool)) *adaptiveLimit {
-	floor := min(max(adaptMinFloor, adaptFloorPerCPU*int64(runtime.GOMAXPROCS(0))), ceiling)
-	a := &adaptiveLimit{max: ceiling, floor: floor, target: target, read: read, start: time.Now()}
-	a.limit.Store(ceiling)
-	a.next.Store(int64(adaptWindow))
-	return a
-}
-
-// tick adjusts the limit when a window has passed; inFlight is the count
-// of requests in flight.
-func (a *adaptiveLimit) tick(inFlight int64) {
-	now := int64(time.Since(a.start))
-	if now < a.next.Load() || !a.mu.TryLock() {
-		return
-	}
-	defer a.mu.Unlock()
-	if now < a.next.Load() {
-		return
-	}
-	a.next.Store(now + int64(adaptWindow))
-	d, ok := a.read()
-	if !ok {
-		return
-	}
-	st := adaptState{limit: a.limit.Load(), inFlight: inFlight, shed: a.shed.Swap(false), high: a.high}
-	if d > a.target && a.runnable != nil {
-		st.runnable = a.runnable()
-	} else {
-		st.runnable = inFlight
-	}
-	l, high := adaptStep(st,
-		d, a.target, a.floor, a.max)
-	a.limit.Store(l)
-	a.high = high
-}
-
-// adaptState is what one step of the adaptive limit starts from.
-type adaptState struct {
-	limit, inFlight int64
-	shed            bool // a request was refused in the window
-	high            int  // windows in a row with the delay above target before this one
-	// runnable counts the goroutines waiting for a CPU at the end of the
-	// window (read only when the delay is over target).
-	runnable int64
-}
-
-// adaptStep returns the limit after a window whose delay was d, and the
-// count of windows in a row above target.
-func adaptStep(s adaptState, d, target time.Duration, floor, ceiling int64) (limit int64, high int) {
-	switch {
-	case d > target:
-		high = s.high + 1
-		if high < adaptHighWindows {
-			return s.limit, high
-		}
-		if s.inFlight == 0 || s.runnable*2 < s.inFlight {
-			// No request in flight, or most of them wait (for a backend,
-			// a client), not for a CPU: fewer of them would not shorten
-			// the queue, which is someone else's (shedding, other work,
-			// other processes).
-			return s.limit, high
-		}
-		// A standing queue: drop to 3/4 of what is in flight (the limit
-		// may be far above it), and again each window it stays.
-		return min(s.limit, max(floor, min(s.limit, s.inFlight)*3/4)), high
-	case d < target/2 && (s.shed || s.inFlight >= s.limit*3/4):
-		// No queueing, and the limit binds: grow, by a quarter, so that
-		// a limit cut by a burst of delay that shedding could not help
-		// (the host took the CPU) comes back in a few tens of ms.
-		return min(ceiling, s.limit+s.limit/4+1), 0
-	}
-	return s.limit, 0
-}
-
-// readRunnable returns a reader of the goroutines waiting for a CPU, from
-// runtime/metrics (a look at the run queues, under the scheduler's lock).
-func readRunnable() func() int64 {
-	sample := []metrics.Sample{{Name: "/sched/goroutines/runnable:goroutines"}}
-	return func() int64 {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
-			return 1 << 62 // unknown: do not hold the limit up
-		}
-		return int64(sample[0].Value.Uint64())
-	}
-}
-
-// readSchedLatency returns a reader of the Go scheduler's latency: the
-// 90th percentile of the time goroutines waited runnable since the last
-// window it reported, from runtime/metrics. The runtime records only a
-// sample of the scheduling events (one in eight per goroutine), so a
-// window with fewer than adaptMinSamples of them is not reported but
-// merged into the next, up to adaptMaxMerge windows: after that, so
-// little scheduling happened that nothing queued, and it reports 0.
-func readSchedLatency() func() (time.Duration, bool) {
-	sample := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
-	var prev []uint64
-	merged := 0
-	return func() (time.Duration, bool) {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindFloat64Histogram {
-			return 0, false
-		}
-		h := sample[0].Value.Float64Histogram()
-		if prev == nil {
-			prev = slices.Clone(h.Counts)
-			return 0, false
-		}
-		var total uint64
-		for i, c := range h.Counts {
-			total += c - prev[i]
-		}
-		if total < adaptMinSamples {
-			if merged++; merged < adaptMaxMerge {
-				return 0, false
-			}
-		}
-		merged = 0
-		d := time.Duration(0)
-		if total > 0 {
-			// The bucket holding the 90th percentile; its lower bound.
-			want, seen := total-total/10, uint64(0)
-			for i, c := range h.Counts {
-				seen += c - prev[i]
-				if seen >= want {
-					d = time.Duration(max(h.Buckets[i], 0) * 1e9)
-					break
-				}
-			}
-		}
-		copy(prev, h.Counts)
-		return d, true
 	}
 }
 

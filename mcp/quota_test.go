@@ -185,7 +185,7 @@ func testQuotaListen(t *testing.T, parking bool) {
 			var nudge <-chan time.Time
 			if parking {
 				// A parked stream notices a hang-up at once where the
-				// platform tells (hangup_linux.go), else at its next write:
+				// platform tells (internal/park.Watch), else at its next write:
 				// give it one if no release came meanwhile.
 				nudge = time.After(100 * time.Millisecond)
 			}

@@ -134,10 +134,12 @@ type Server struct {
 	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
 	pageSize   int
 	maxBody    int64
-	maxHeader  int
-	auth       authState
-	icpt       []Interceptor // nil when none
-	chained    CallHandler   // the interceptors around a call's handler (intercept.go)
+	// bodyTimeout is HTTP.BodyTimeout in force (Off: none).
+	bodyTimeout time.Duration
+	maxHeader   int
+	auth        authState
+	icpt        []Interceptor // nil when none
+	chained     CallHandler   // the interceptors around a call's handler (intercept.go)
 
 	shuttingDown atomic.Bool // Shutdown was called (Ready)
 
@@ -225,6 +227,7 @@ func NewServer(opts *ServerOptions) *Server {
 
 	s.initState()
 	s.keepAlive = offSetting(o.HTTP.KeepAlive, 15*time.Second)
+	s.bodyTimeout = offSetting(o.HTTP.BodyTimeout, 30*time.Second)
 	s.bus = o.Bus
 	if s.bus == nil {
 		s.bus = new(LocalBus)

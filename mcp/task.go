@@ -420,7 +420,11 @@ func handleTasksCancel(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 			if !cancelled {
 				return false, nil // finished meanwhile: it stays as it ended
 			}
-			t.Status, t.StatusMessage = TaskCancelled, "Cancelled by the client"
+			if err := moveTask(t, TaskCancelled); err != nil {
+				cancelled = false
+				return false, err
+			}
+			t.StatusMessage = "Cancelled by the client"
 			t.InputRequests, t.Runner, t.LeaseUntil = nil, "", time.Time{}
 			t.UpdatedAt = now
 			ts.keep(t, now)
@@ -440,9 +444,13 @@ func handleTasksCancel(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 	return x.appendResult(dst, resultComplete, false, nil, nil), nil
 }
 
-// fail moves t to failed with the error e.
+// fail moves t to failed with the error e, and leaves it as it is when
+// the table refuses that (it ended meanwhile): it logs the refusal.
 func (ts *taskState) fail(t *TaskRecord, e *Error, now time.Time) {
-	t.Status = TaskFailed
+	if err := moveTask(t, TaskFailed); err != nil {
+		ts.s.log.Error("mcp: failing a task", "err", err)
+		return
+	}
 	t.StatusMessage = e.Message
 	t.Error = jsonrpcErrorObject(e)
 	t.Result, t.InputRequests, t.Runner, t.LeaseUntil = nil, nil, "", time.Time{}

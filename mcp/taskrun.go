@@ -371,7 +371,9 @@ func (r *taskRun) outcome(t *TaskRecord, req *ToolRequest, res *CallToolResult, 
 		if perr := r.park(t, req); perr != nil {
 			return perr
 		}
-		t.Status = TaskInputRequired
+		if err := moveTask(t, TaskInputRequired); err != nil {
+			return err
+		}
 		t.StatusMessage = "Waiting for input from the client"
 		t.Runner, t.LeaseUntil = "", time.Time{}
 	case err != nil:
@@ -387,7 +389,10 @@ func (r *taskRun) outcome(t *TaskRecord, req *ToolRequest, res *CallToolResult, 
 		if eerr != nil {
 			return eerr
 		}
-		t.Status, t.StatusMessage = TaskCompleted, ""
+		if err := moveTask(t, TaskCompleted); err != nil {
+			return err
+		}
+		t.StatusMessage = ""
 		t.Result = ts.s.appendResultObject(nil, modernWire{}, resultComplete, false, body, meta) // tasks are modern only
 		t.InputRequests, t.Runner, t.LeaseUntil = nil, "", time.Time{}
 	}
@@ -551,7 +556,10 @@ func (ts *taskState) deliver(ctx context.Context, x *exchange, t *TaskRecord, re
 			return false, nil
 		}
 		if len(t.InputRequests) == 0 {
-			t.Status, t.StatusMessage, t.InputRequests = TaskWorking, "", nil
+			if err := moveTask(t, TaskWorking); err != nil {
+				return false, err
+			}
+			t.StatusMessage, t.InputRequests = "", nil
 			t.Runner, t.LeaseUntil = ts.runner, now.Add(ts.lease())
 			resumed = true
 		}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,6 +35,46 @@ const (
 // Terminal reports whether st is completed, failed or cancelled.
 func (st TaskStatus) Terminal() bool {
 	return st == TaskCompleted || st == TaskFailed || st == TaskCancelled
+}
+
+// taskTransitions is the one table of task status changes. Every writer of
+// TaskRecord.Status in this package goes through it (moveTask); a task is
+// created working (or, for a TaskRequired tool whose handler returned at
+// once, moved on from working before it is first stored):
+//
+//	           ┌─── tasks/update delivered every answer ───┐
+//	           ▼                                           │
+//	create ─▶ working ─── the handler asked for input ──▶ input_required
+//	           │                                           │
+//	           ├──▶ completed  (a result, isError too)     │
+//	           ├──▶ failed     ◀───────────────────────────┤  (an error, lease lost, shutdown)
+//	           └──▶ cancelled  ◀───────────────────────────┘  (tasks/cancel)
+//
+// Completed, failed and cancelled are terminal: no edge leaves them. Any
+// change not in the table is refused, counted in refusedTaskTransitions
+// and logged by the writer, and leaves the record as it was.
+var taskTransitions = map[TaskStatus][]TaskStatus{
+	TaskWorking:       {TaskInputRequired, TaskCompleted, TaskFailed, TaskCancelled},
+	TaskInputRequired: {TaskWorking, TaskFailed, TaskCancelled},
+}
+
+// refusedTaskTransitions counts the changes moveTask refused, process-wide.
+var refusedTaskTransitions atomic.Int64
+
+// errTaskTransition is the error of a refused status change.
+var errTaskTransition = errors.New("mcp: task status change not allowed")
+
+// moveTask sets t.Status to to when taskTransitions has that edge from the
+// current status; otherwise it counts the refusal, leaves t unchanged and
+// returns an error naming both statuses. The caller holds t (a record
+// inside TaskStore.Update, or one not stored yet).
+func moveTask(t *TaskRecord, to TaskStatus) error {
+	if slices.Contains(taskTransitions[t.Status], to) {
+		t.Status = to
+		return nil
+	}
+	refusedTaskTransitions.Add(1)
+	return fmt.Errorf("%w: task %s from %q to %q", errTaskTransition, t.ID, t.Status, to)
 }
 
 // TaskRecord is the stored state of one task: what tasks/get reports, and

@@ -209,7 +209,10 @@ start_server() {
   # Empty the log here, in this shell: the background job's own 2> truncates it only once the
   # job runs, and a loop that reads first would find the previous server's url= line.
   : >"$tmp/server.log"
-  "$tmp/mcpkit" serve --fixtures --addr 127.0.0.1:0 2>>"$tmp/server.log" &
+  # SERVER_ARGS (an array), when set, replaces the arguments of the command (mcpkit bridge ...).
+  local args=(serve --fixtures --addr 127.0.0.1:0)
+  [[ -z ${SERVER_ARGS+x} ]] || args=("${SERVER_ARGS[@]}")
+  "$tmp/mcpkit" "${args[@]}" 2>>"$tmp/server.log" &
   SERVER_PID=$!
   # The server logs (slog text) a line with url=http://127.0.0.1:PORT/mcp once it listens.
   local i
@@ -266,4 +269,33 @@ task_scenarios() {
 # `conformance list`; extension scenarios too.
 skills_scenarios() {
   conformance list "--$1" | awk '/^ *- sep-2640-/ { print $2 }'
+}
+
+# MCP Apps (issue 28): the reference implementation's host bridge, its three example servers (run
+# over stdio by `mcpkit apps check` tests and the browser tests of appsbrowser/) and esbuild, which
+# bundles the bridge for the test host page. The pins must match extAppsVersion and
+# examplesVersion in appsbrowser/harness_test.go.
+APPS_NPM_PKGS=(
+  @modelcontextprotocol/ext-apps@2.0.4
+  @modelcontextprotocol/server-basic-vanillajs@2.0.3
+  @modelcontextprotocol/server-basic-react@2.0.3
+  @modelcontextprotocol/server-basic-vue@2.0.3
+  esbuild@0.28.2
+)
+APPS_DIR=$CACHE/apps
+
+# ensure_apps_npm: the pinned MCP Apps packages, installed with Node 22 first on PATH.
+ensure_apps_npm() {
+  ensure_node22
+  PATH="$NODE22_BIN:$PATH" install_once "$APPS_DIR" "${APPS_NPM_PKGS[*]}" \
+    npm_retry install --prefix "$APPS_DIR" --no-audit --no-fund --save-exact "${APPS_NPM_PKGS[@]}"
+}
+
+# ensure_chromium: Debian's chromium, for the browser tests of appsbrowser/ (headless, driven over
+# the DevTools protocol). Returns 1 (and those tests skip, saying why) when it cannot be installed.
+ensure_chromium() {
+  { command -v chromium || command -v chromium-headless-shell; } >/dev/null && return 0
+  log "installing chromium (apt)"
+  apt_install chromium || return 1
+  command -v chromium >/dev/null || { log "chromium still not on PATH"; return 1; }
 }

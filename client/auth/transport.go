@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	iclient "github.com/mcpkit/mcpkit/internal/client"
 )
 
 // Options configure a [Transport].
@@ -143,8 +145,13 @@ func (t *Transport) resourceOf() string {
 	return u.String()
 }
 
-// Client returns an *http.Client that uses the transport.
-func (t *Transport) Client() *http.Client { return &http.Client{Transport: t} }
+// Client returns an *http.Client that uses the transport and follows no
+// redirect out of the server's origin (scheme, host and port): the
+// transport only authorizes requests to the server's origin, but other
+// headers of the request would follow the redirect.
+func (t *Transport) Client() *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: iclient.SameOriginRedirect}
+}
 
 // load reads the stored entry once. Call with t.mu held.
 func (t *Transport) load(ctx context.Context) error {
@@ -223,7 +230,7 @@ func (t *Transport) Token(ctx context.Context) (*Token, error) {
 
 // RoundTrip sends the request, authorizing it when the server asks.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !sameOrigin(req.URL, t.server) {
+	if !iclient.SameOrigin(req.URL, t.server) {
 		return t.base.RoundTrip(req)
 	}
 	body, err := replayable(req)

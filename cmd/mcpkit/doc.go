@@ -7,6 +7,8 @@
 //
 //	Usage:
 //	  mcpkit serve [flags]                      run the demo server (Streamable HTTP, or stdio with --stdio)
+//	  mcpkit bridge [flags] -- CMD [ARGS...]    serve any MCP server (a stdio command or a URL, either era) as a 2026-07-28 endpoint
+//	  mcpkit bridge [flags] URL
 //	  mcpkit discover [flags] URL               probe any MCP server: its era, versions, capabilities
 //	  mcpkit discover [flags] -- COMMAND ARGS...
 //	  mcpkit call [flags] URL TOOL [JSON]       call a tool and print its result
@@ -23,6 +25,8 @@
 //	  mcpkit prompts [flags] -- COMMAND ARGS...
 //	  mcpkit skills [flags] URL [NAME]          list the Agent Skills, show one, or download it verified (--save DIR)
 //	  mcpkit skills [flags] [NAME] -- COMMAND ARGS...
+//	  mcpkit apps check [flags] URL             check a server's MCP Apps views and linked tools against the spec
+//	  mcpkit apps check [flags] -- COMMAND ARGS...
 //	  mcpkit logout URL                         forget the tokens and client registration --auth keeps for a server
 //	  mcpkit version                            the mcpkit version, commit and Go version of this binary (also mcpkit --version)
 //	  mcpkit help [COMMAND]                     show this help, or the help of COMMAND (the same as mcpkit COMMAND -h)

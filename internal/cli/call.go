@@ -27,12 +27,12 @@ form's content, accepted), decline or cancel, used in order, one per request:
   mcpkit call URL book '{"room":"A"}' --elicit '{"confirm":true}' --elicit decline
 `,
 	min: 1, max: 2,
-	flags: callFlags,
+	flags: callCommandFlags,
 }
 
-// callFlags registers call's own flag, --elicit, and returns call with the
+// callCommandFlags registers call's own flag, --elicit, and returns call with the
 // answers it collected.
-func callFlags(fs *flag.FlagSet) clientRunner {
+func callCommandFlags(fs *flag.FlagSet) clientRunner {
 	answers := &elicitAnswers{}
 	fs.Var(answers, "elicit", "answer the next form elicitation with `ANSWER`: a JSON object (accept), decline or cancel (repeatable, used in order)")
 	return func(inv *invocation, f *clientFlags, t target, pos []string) int {

@@ -46,6 +46,7 @@ var commands []*Command
 func init() {
 	commands = []*Command{
 		serveCommand,
+		bridgeCommand,
 		discoverCommand,
 		clientCmd(callCommand),
 		clientCmd(readCommand),
@@ -54,6 +55,7 @@ func init() {
 		clientCmd(resourcesCommand),
 		clientCmd(promptsCommand),
 		clientCmd(skillsCommand),
+		appsCommand,
 		logoutCommand,
 		versionCommand,
 		helpCommand,

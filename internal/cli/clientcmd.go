@@ -19,7 +19,10 @@ type clientFlags struct {
 	version string
 	headers headerFlags
 	login   loginFlags
-	elicit  client.ElicitHandler // answers form elicitation instead of the terminal (call --elicit)
+	// elicit answers form elicitation instead of the terminal (call --elicit).
+	elicit client.ElicitHandler
+	// extensions are declared in the client capabilities (apps check).
+	extensions map[string]json.RawMessage
 }
 
 // target is where a client command connects: an http(s) URL, or the

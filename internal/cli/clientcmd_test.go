@@ -55,7 +55,7 @@ func TestClientCommands(t *testing.T) {
 		{"prompt arguments not strings", []string{"prompt", "test_prompt_with_arguments", `{"arg1":1}`}, exitUsage, "", false, "an object of strings"},
 		{"tools", []string{"tools"}, exitOK, "echo                                        Echoes the given text back as one text content item.\n", true, ""},
 		{"tools --json", []string{"tools", "--json"}, exitOK, `{"tools":[{`, true, ""},
-		{"resources", []string{"resources"}, exitOK, "test://static-text                      static-text       text/plain     A static text resource.\n", true, ""},
+		{"resources", []string{"resources"}, exitOK, "test://static-text                        static-text       text/plain                 A static text resource.\n", true, ""},
 		{"resource templates", []string{"resources"}, exitOK, "\nresource templates:\ndemo://times-table/{n}", true, ""},
 		{"prompts", []string{"prompts"}, exitOK, "test_prompt_with_arguments          arg1 arg2        A prompt with two required arguments.\n", true, ""},
 		{"prompts optional argument", []string{"prompts"}, exitOK, "code_review                         code [language]", true, ""},

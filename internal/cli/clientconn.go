@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/client"
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -48,6 +49,7 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		Version:        f.version,
 		Timeout:        f.timeout,
 		ConnectTimeout: f.timeout,
+		Extensions:     f.extensions,
 	}
 	if f.elicit != nil {
 		opts.Elicit = f.elicit
@@ -62,11 +64,11 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		var ce *client.ConnectError
 		if errors.As(err, &ce) {
 			if msg, ok := didNotStart(ce); ok {
-				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, msg)
+				fmt.Fprintf(stderr, "mcpkit %s: %s: did not start: %s\n", name, t, termSafe(clipLen(msg, maxErrorText), true))
 				return nil, exitDidNotStart
 			}
 		}
-		fmt.Fprintf(stderr, "mcpkit %s: %s: %v\n", name, t, err)
+		fmt.Fprintf(stderr, "mcpkit %s: %s: %s\n", name, t, errText(err))
 		return nil, connectExitCode(err, stderr)
 	}
 	return &conn{Client: c, release: release}, exitOK
@@ -184,18 +186,38 @@ func callTool(ctx context.Context, c *client.Client, name string, args json.RawM
 	return res, err
 }
 
+// maxErrorData bounds the error data the CLI prints, and maxErrorText
+// an error message.
+const (
+	maxErrorData = 2048
+	maxErrorText = 4096
+)
+
+// clipLen cuts s at n bytes (clip.String), saying how long it was.
+func clipLen(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s (%d bytes in all)", clip.String(s, n), len(s))
+}
+
+// errText is an error to print for a person: escaped (termSafe) and cut
+// at maxErrorText, since it may hold what a server sent.
+func errText(err error) string { return termSafe(clipLen(err.Error(), maxErrorText), true) }
+
 // requestFailed prints why a request failed and returns the exit code:
 // exitRPCError for a JSON-RPC error answer, exitRequestFails otherwise.
+// What the server sent is printed escaped (termSafe) and bounded.
 func requestFailed(name string, err error, stderr io.Writer) int {
 	var me *mcp.Error
 	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, me.Message)
+		fmt.Fprintf(stderr, "mcpkit %s: the server answered with error %d: %s\n", name, me.Code, termSafe(clipLen(me.Message, maxErrorText), true))
 		if raw, ok := me.Data.(json.RawMessage); ok && len(raw) > 0 && string(raw) != "null" {
-			fmt.Fprintf(stderr, "  data: %s\n", indentJSON(raw, "  "))
+			fmt.Fprintf(stderr, "  data: %s\n", termSafe(clipLen(indentJSON(raw, "  "), maxErrorData), true))
 		}
 		return exitRPCError
 	}
-	fmt.Fprintf(stderr, "mcpkit %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "mcpkit %s: %s\n", name, errText(err))
 	return exitRequestFails
 }
 

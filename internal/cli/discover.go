@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/apps"
 	"github.com/mcpkit/mcpkit/client"
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -178,6 +179,9 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 		ClientInfo:     mcp.Implementation{Name: info.Name, Version: info.Version},
 		Timeout:        f.timeout,
 		ConnectTimeout: f.timeout,
+		// Declared so that servers which hide their views from clients
+		// without MCP Apps (apps.HideWithoutUI) show them.
+		Extensions: map[string]json.RawMessage{apps.ExtensionID: apps.ClientExtension()},
 	})
 	if err != nil {
 		var ce *client.ConnectError
@@ -219,6 +223,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 	if f.list {
 		rep.Lists = list(ctx, c, s.Server.Capabilities)
 	}
+	rep.Apps = describeApps(s.Server.Capabilities, rep.Lists)
 	if f.check {
 		var fresh iclient.Conn
 		if len(positional) == 1 {
@@ -258,6 +263,7 @@ type report struct {
 	LatencyMs         float64             `json:"latencyMs,omitempty"`
 	Probe             []step              `json:"probe,omitempty"`
 	Lists             *lists              `json:"lists,omitempty"`
+	Apps              *appsInfo           `json:"apps,omitempty"`
 	Checks            []checkResult       `json:"checks,omitempty"`
 	Exit              *exitInfo           `json:"exit,omitempty"`
 	Error             *reportError        `json:"error,omitempty"`

@@ -76,7 +76,7 @@ func newestModern(versions []string) string {
 // supports, when it supports none; it reports whether it skipped.
 func (c *checker) needsModern(id, title, section string) bool {
 	if c.noModern {
-		c.skip(id, title, section, fmt.Sprintf("the server supports no modern version (data.supported: %v)", c.unsupportedSupported()))
+		c.skip(id, title, section, fmt.Sprintf("the server supports no modern version (data.supported: [%s])", client.ListSummary(c.unsupportedSupported(), " ")))
 	}
 	return c.noModern
 }
@@ -246,6 +246,9 @@ func orMissing(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "missing"
 	}
+	if len(raw) > 200 {
+		return fmt.Sprintf("%s... (%d bytes)", raw[:200], len(raw))
+	}
 	return string(raw)
 }
 
@@ -256,7 +259,7 @@ func (c *checker) supportedVersion() {
 	const section = "server/discover#discoverresult"
 	if c.noModern {
 		c.add("discover-result", "server/discover at a supported version -> supportedVersions and capabilities", section,
-			[]string{fmt.Sprintf("the server supports no modern version (data.supported: %v), so it does not serve server/discover", c.unsupportedSupported())})
+			[]string{fmt.Sprintf("the server supports no modern version (data.supported: [%s]), so it does not serve server/discover", client.ListSummary(c.unsupportedSupported(), " "))})
 		c.skip("discover-server-info", "serverInfo in _meta", section, "no DiscoverResult")
 		c.skip("discover-cache", "ttlMs >= 0 and cacheScope", "server/utilities/caching", "no DiscoverResult")
 		return
@@ -282,7 +285,7 @@ func (c *checker) supportedVersion() {
 		if err := json.Unmarshal(raw["supportedVersions"], &versions); err != nil || len(versions) == 0 {
 			bad = append(bad, "supportedVersions is not a non-empty array of strings: "+orMissing(raw["supportedVersions"]))
 		} else if !slices.Contains(versions, c.version) {
-			bad = append(bad, fmt.Sprintf("supportedVersions %v leaves out %s, the version of the request it answered", versions, c.version))
+			bad = append(bad, fmt.Sprintf("supportedVersions [%s] leaves out %s, the version of the request it answered", client.ListSummary(versions, " "), c.version))
 		}
 		if v, ok := raw["capabilities"]; !ok || len(v) == 0 || v[0] != '{' {
 			bad = append(bad, "capabilities is not an object: "+orMissing(raw["capabilities"]))
@@ -354,7 +357,7 @@ func (c *checker) versionsAgree() {
 	slices.Sort(y)
 	var bad []string
 	if !slices.Equal(slices.Compact(x), slices.Compact(y)) {
-		bad = append(bad, fmt.Sprintf("supportedVersions %v, data.supported %v", a.SupportedVersions, b.Supported))
+		bad = append(bad, fmt.Sprintf("supportedVersions [%s], data.supported [%s]", client.ListSummary(a.SupportedVersions, " "), client.ListSummary(b.Supported, " ")))
 	}
 	c.add(id, title, section, bad)
 }

@@ -49,7 +49,7 @@ var transportNames = map[mcp.Transport]string{
 func (p *printer) report(r *report, f *discoverFlags) {
 	if r.Error != nil {
 		p.printf("%s %s\n", p.style("mcpkit discover:", styleBold), p.style(r.Error.Kind, styleRed))
-		p.printf("  %s\n", strings.ReplaceAll(r.Error.Message, "\n", "\n  "))
+		p.printf("  %s\n", strings.ReplaceAll(termSafe(r.Error.Message, true), "\n", "\n  "))
 		p.field("target", r.Target+"  ("+transportNames[r.Transport]+")")
 		p.steps(r.Probe)
 		p.exit(r.Exit)
@@ -61,7 +61,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 		if si.Title != "" {
 			name = si.Title + " [" + si.Name + "]"
 		}
-		name += " " + si.Version
+		name = termSafe(name+" "+si.Version, false)
 	}
 	p.printf("%s  %s\n", p.style(name, styleBold), p.style("(self-reported)", styleDim))
 	p.field("target", r.Target+"  ("+transportNames[r.Transport]+")")
@@ -78,14 +78,15 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	version := r.ProtocolVersion
 	switch {
 	case len(r.SupportedVersions) > 0:
-		version += "  (supported: " + strings.Join(r.SupportedVersions, ", ") + ")"
+		version += "  (supported: " + termSafe(client.ListSummary(r.SupportedVersions, ", "), false) + ")"
 	case r.Era == client.EraLegacy:
 		version += "  (negotiated by initialize; legacy servers do not list their versions)"
 	}
 	p.field("version", version)
 	caps := capabilityList(r.Capabilities)
 	p.field("capabilities", orNone(strings.Join(caps, ", ")))
-	p.field("extensions", orNone(strings.Join(r.Extensions, ", ")))
+	p.field("extensions", orNone(termSafe(client.ListSummary(r.Extensions, ", "), false)))
+	p.apps(r.Apps, r.Lists != nil)
 	if r.Instructions != "" {
 		p.field("instructions", oneLine(r.Instructions, 200))
 	} else {
@@ -119,6 +120,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	p.steps(r.Probe)
 	if r.Lists != nil {
 		p.lists(r.Lists)
+		p.views(r.Apps)
 	}
 	if r.Checks != nil {
 		p.checks(r.Checks)
@@ -254,9 +256,10 @@ func orNone(s string) string {
 	return s
 }
 
-// oneLine folds s onto one line of at most n runes.
+// oneLine folds s onto one line of at most n runes, made harmless for a
+// terminal (termSafe).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termSafe(strings.Join(strings.Fields(s), " "), false)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpkit/mcpkit/apps"
 	"github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/demo"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -139,7 +140,7 @@ func TestDiscoverJSON(t *testing.T) {
 				if r.Cache == nil || r.Cache.TTL != "1m30s" || *r.Cache.TTLMs != 90000 || r.Cache.Scope != "public" {
 					t.Errorf("cache = %+v, want 1m30s public", r.Cache)
 				}
-				if diff := cmp.Diff([]string{"com.example/thing", mcp.SkillsExtension, mcp.TasksExtension}, r.Extensions); diff != "" {
+				if diff := cmp.Diff([]string{"com.example/thing", mcp.SkillsExtension, mcp.TasksExtension, apps.ExtensionID}, r.Extensions); diff != "" {
 					t.Errorf("extensions (-want +got):\n%s", diff)
 				}
 				if r.Transport != "streamable-http" || r.Exit != nil {

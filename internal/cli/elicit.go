@@ -182,7 +182,7 @@ func (a *formAsker) askForm(message string, schema json.RawMessage) (string, map
 	if err != nil {
 		return "", nil, err
 	}
-	fmt.Fprintf(a.out, "\nThe server asks: %s\n", message)
+	fmt.Fprintf(a.out, "\nThe server asks: %s\n", termSafe(message, true))
 	if len(fields) > 0 {
 		fmt.Fprintf(a.out, "(Enter keeps the [default]; an optional field left empty is left out.)\n")
 	}
@@ -216,7 +216,7 @@ func (a *formAsker) askForm(message string, schema json.RawMessage) (string, map
 
 // askURL shows a URL-mode elicitation and waits for the user.
 func (a *formAsker) askURL(message, url string) string {
-	fmt.Fprintf(a.out, "\nThe server asks you to open this URL:\n  %s\n%s\n", url, message)
+	fmt.Fprintf(a.out, "\nThe server asks you to open this URL:\n%s%s\n", describeURL(url), termSafe(message, true))
 	for range maxAttempts {
 		fmt.Fprintf(a.out, "Press Enter once done, or type n to decline, c to cancel: ")
 		ans, err := a.line()
@@ -238,14 +238,15 @@ func (a *formAsker) askURL(message, url string) string {
 // askField asks for one field until the answer fits (at most maxAttempts
 // times). It returns the value and whether there is one.
 func (a *formAsker) askField(f *formField) (any, bool, error) {
-	label := f.name
+	name := termSafe(f.name, false)
+	label := name
 	if f.Title != "" {
-		label = f.Title + " (" + f.name + ")"
+		label = termSafe(f.Title, false) + " (" + name + ")"
 	}
 	var hints []string
 	hints = append(hints, f.Type)
 	if f.Format != "" {
-		hints[0] += ", " + f.Format
+		hints[0] += ", " + termSafe(f.Format, false)
 	}
 	if f.required {
 		hints = append(hints, "required")
@@ -258,7 +259,7 @@ func (a *formAsker) askField(f *formField) (any, bool, error) {
 			if titles[i] != "" && titles[i] != v {
 				t = titles[i] + " (" + v + ")"
 			}
-			fmt.Fprintf(a.out, "  %d) %s\n", i+1, t)
+			fmt.Fprintf(a.out, "  %d) %s\n", i+1, termSafe(t, false))
 		}
 		if f.Type == "array" {
 			hints = append(hints, "numbers or values, comma-separated")
@@ -267,7 +268,7 @@ func (a *formAsker) askField(f *formField) (any, bool, error) {
 		}
 	}
 	if f.Desc != "" {
-		fmt.Fprintf(a.out, "  %s\n", oneLine(f.Desc, 200))
+		fmt.Fprintf(a.out, "  %s\n", termSafe(oneLine(f.Desc, 200), false))
 	}
 	def := ""
 	if len(f.Default) > 0 {
@@ -281,7 +282,7 @@ func (a *formAsker) askField(f *formField) (any, bool, error) {
 	for range maxAttempts {
 		fmt.Fprintf(a.out, "%s (%s)", label, strings.Join(hints, ", "))
 		if def != "" {
-			fmt.Fprintf(a.out, " [%s]", def)
+			fmt.Fprintf(a.out, " [%s]", termSafe(def, false))
 		}
 		fmt.Fprint(a.out, ": ")
 		ans, err := a.line()
@@ -298,7 +299,7 @@ func (a *formAsker) askField(f *formField) (any, bool, error) {
 			case !f.required:
 				return nil, false, nil
 			}
-			fmt.Fprintf(a.out, "  %s is required.\n", f.name)
+			fmt.Fprintf(a.out, "  %s is required.\n", name)
 			continue
 		}
 		v, err := f.parse(ans, values)

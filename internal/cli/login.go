@@ -89,7 +89,7 @@ type lazyLoopback struct {
 func (z *lazyLoopback) start() {
 	z.once.Do(func() {
 		z.l, z.err = auth.NewLoopback("", func(u string) error {
-			fmt.Fprintf(z.stderr, "mcpkit: the server asks you to sign in; opening your browser at:\n  %s\n", u)
+			fmt.Fprintf(z.stderr, "mcpkit: the server asks you to sign in; opening your browser at:\n%s", describeURL(u))
 			return openBrowser(u)
 		})
 		if z.l != nil {
@@ -146,7 +146,7 @@ func (l *loginFlags) httpClient(serverURL string, stderr io.Writer) (*http.Clien
 	if err != nil {
 		return nil, nil, err
 	}
-	return &http.Client{Transport: tr}, lb.Close, nil
+	return tr.Client(), lb.Close, nil
 }
 
 // logoutCommand is `mcpkit logout URL`.

@@ -52,11 +52,11 @@ func printContent(w io.Writer, blocks []json.RawMessage) {
 		json.Unmarshal(raw, &b)
 		switch {
 		case b.Type == "text" && b.Text != nil:
-			io.WriteString(w, withNewline(*b.Text))
+			io.WriteString(w, forTerminal(w, withNewline(*b.Text)))
 		case b.Type == "resource" && b.Resource != nil && b.Resource.Text != nil:
-			fmt.Fprintf(w, "[resource %s]\n%s", b.Resource.URI, withNewline(*b.Resource.Text))
+			fmt.Fprintf(w, "[resource %s]\n%s", termSafe(b.Resource.URI, false), forTerminal(w, withNewline(*b.Resource.Text)))
 		default:
-			io.WriteString(w, withNewline(indentJSON(raw, "")))
+			io.WriteString(w, forTerminal(w, withNewline(indentJSON(raw, ""))))
 		}
 	}
 }
@@ -78,7 +78,7 @@ func printCallResult(w io.Writer, raw json.RawMessage) (isError bool, err error)
 	}
 	printContent(w, r.Content)
 	if len(r.Content) == 0 && len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
-		io.WriteString(w, withNewline(indentJSON(r.StructuredContent, "")))
+		io.WriteString(w, forTerminal(w, withNewline(indentJSON(r.StructuredContent, ""))))
 	}
 	return r.IsError, nil
 }
@@ -100,12 +100,12 @@ func printReadResult(w io.Writer, raw json.RawMessage) error {
 		}
 		json.Unmarshal(c, &item)
 		if len(r.Contents) > 1 {
-			fmt.Fprintf(w, "[%s]\n", item.URI)
+			fmt.Fprintf(w, "[%s]\n", termSafe(item.URI, false))
 		}
 		if item.Text != nil {
-			io.WriteString(w, withNewline(*item.Text))
+			io.WriteString(w, forTerminal(w, withNewline(*item.Text)))
 		} else {
-			io.WriteString(w, withNewline(indentJSON(c, "")))
+			io.WriteString(w, forTerminal(w, withNewline(indentJSON(c, ""))))
 		}
 	}
 	return nil
@@ -125,13 +125,13 @@ func printPromptResult(w io.Writer, raw json.RawMessage) error {
 		return fmt.Errorf("the result is not a GetPromptResult: %v", err)
 	}
 	if r.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", r.Description)
+		fmt.Fprintf(w, "%s\n\n", forTerminal(w, r.Description))
 	}
 	for i, m := range r.Messages {
 		if i > 0 {
 			io.WriteString(w, "\n")
 		}
-		fmt.Fprintf(w, "%s:\n", m.Role)
+		fmt.Fprintf(w, "%s:\n", termSafe(m.Role, false))
 		blocks := []json.RawMessage{m.Content}
 		if len(m.Content) > 0 && m.Content[0] == '[' {
 			json.Unmarshal(m.Content, &blocks)
@@ -161,6 +161,7 @@ func printList(w io.Writer, kind string, items []json.RawMessage) {
 		}
 		json.Unmarshal(raw, &it)
 		desc := oneLine(it.Description, 100)
+		it.Name, it.URI, it.URITemplate, it.MIMEType = termSafe(it.Name, false), termSafe(it.URI, false), termSafe(it.URITemplate, false), termSafe(it.MIMEType, false)
 		switch kind {
 		case "resources":
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", it.URI, it.Name, it.MIMEType, desc)
@@ -170,9 +171,9 @@ func printList(w io.Writer, kind string, items []json.RawMessage) {
 			var args []string
 			for _, a := range it.Arguments {
 				if a.Required {
-					args = append(args, a.Name)
+					args = append(args, termSafe(a.Name, false))
 				} else {
-					args = append(args, "["+a.Name+"]")
+					args = append(args, "["+termSafe(a.Name, false)+"]")
 				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\n", it.Name, strings.Join(args, " "), desc)

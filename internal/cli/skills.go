@@ -77,13 +77,13 @@ func skillsCmd(inv *invocation, f *clientFlags, t target, pos []string, save str
 		printRaw(stdout, b)
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s", loaded.Manifest)
+	fmt.Fprintf(stdout, "%s", forTerminal(stdout, string(loaded.Manifest)))
 	if !strings.HasSuffix(string(loaded.Manifest), "\n") {
 		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(stdout, "\nfiles (%s):\n", fileSummary(s))
 	for _, fl := range s.Files {
-		fmt.Fprintf(stdout, "  %-8d %s\n", fl.Size, fl.URI)
+		fmt.Fprintf(stdout, "  %-8d %s\n", fl.Size, termSafe(fl.URI, false))
 	}
 	return exitOK
 }
@@ -120,20 +120,12 @@ func printSkills(stdout, stderr io.Writer, asJSON bool, list []*client.Skill) in
 	}
 	wName, wFiles, wURI := 0, 0, 0
 	for _, s := range list {
-		wName, wFiles, wURI = max(wName, len(s.Name)), max(wFiles, len(fileSummary(s))), max(wURI, len(s.URI))
+		wName, wFiles, wURI = max(wName, len(s.Name)), max(wFiles, len(fileSummary(s))), max(wURI, len(termSafe(s.URI, false)))
 	}
 	for _, s := range list {
-		fmt.Fprintf(stdout, "%-*s  %-*s  %-*s  %s\n", wName, s.Name, wFiles, fileSummary(s), wURI, s.URI, oneLineShort(s.Description, 100))
+		fmt.Fprintf(stdout, "%-*s  %-*s  %-*s  %s\n", wName, s.Name, wFiles, fileSummary(s), wURI, termSafe(s.URI, false), oneLine(s.Description, 100))
 	}
 	return exitOK
-}
-
-func oneLineShort(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // pickSkill finds the skill named name (or whose SKILL.md URI is name).
@@ -206,7 +198,17 @@ func saveSkill(ctx context.Context, l *client.LoadedSkill, dir string, stdout, s
 		fmt.Fprintf(stderr, "mcpkit skills: --save: %v\n", err)
 		return exitUsage
 	}
-	if err := os.Mkdir(filepath.Join(dir, s.Name), 0o755); err != nil {
+	// The client checked the name against the naming rules when it decoded
+	// the skill; DIR is opened as an os.Root all the same, so the skill's
+	// folder and every file in it are created through it and cannot land
+	// outside DIR whatever the server sent.
+	top, err := os.OpenRoot(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpkit skills: --save: %v\n", err)
+		return exitUsage
+	}
+	defer top.Close()
+	if err := top.Mkdir(s.Name, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			fmt.Fprintf(stderr, "mcpkit skills: --save: %s already exists; remove it or choose another DIR\n", filepath.Join(dir, s.Name))
 		} else {
@@ -214,7 +216,7 @@ func saveSkill(ctx context.Context, l *client.LoadedSkill, dir string, stdout, s
 		}
 		return exitUsage
 	}
-	root, err := os.OpenRoot(filepath.Join(dir, s.Name))
+	root, err := top.OpenRoot(s.Name)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpkit skills: --save: %v\n", err)
 		return exitUsage

@@ -116,3 +116,50 @@ func TestSkillsSaveRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillsSaveHostileName: a server names its skill so that DIR/NAME
+// climbs out of DIR. The user picks the skill by name or by URI (never
+// seeing the name); either way nothing is written outside DIR.
+func TestSkillsSaveHostileName(t *testing.T) {
+	for _, name := range []string{"../escape", "../../x"} {
+		for _, by := range []string{"name", "uri"} {
+			t.Run(name+" by "+by, func(t *testing.T) {
+				uri := "skill://evil/SKILL.md"
+				manifest := "---\nname: " + name + "\ndescription: d\n---\n"
+				s := mcp.NewServer(nil)
+				s.AddMethod("skills/list", func(ctx context.Context, req *mcp.MethodRequest) (any, error) {
+					return map[string]any{"skills": []any{map[string]any{
+						"uri":         uri,
+						"frontmatter": map[string]any{"name": name, "description": "d"},
+						"resources":   []any{map[string]any{"uri": uri, "digest": skills.Digest([]byte(manifest)), "size": len(manifest)}},
+					}}}, nil
+				}, &mcp.MethodOptions{Extension: mcp.SkillsExtension})
+				s.AddResource(&mcp.Resource{URI: uri, Name: "evil"}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: manifest}}}, nil
+				})
+				ts := httptest.NewServer(s)
+				defer ts.Close()
+				top := t.TempDir()
+				dir := filepath.Join(top, "a", "b")
+				pick := name
+				if by == "uri" {
+					pick = uri
+				}
+				code, out, errOut := runCLI(t, "skills", ts.URL, pick, "--save", dir)
+				if code == exitOK {
+					t.Errorf("exit %d\n%s%s", code, out, errOut)
+				}
+				var written []string
+				filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() {
+						written = append(written, p)
+					}
+					return nil
+				})
+				if len(written) != 0 {
+					t.Errorf("files written: %v", written)
+				}
+			})
+		}
+	}
+}

@@ -193,6 +193,28 @@ func truncate(s string, n int) string {
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
 
+// maxListed is how many items of a list a server sent ListSummary shows.
+const maxListed = 8
+
+// ListSummary formats a list of strings a server sent (supportedVersions,
+// data.supported) for a message: the first eight items, each cut at 40
+// bytes, separated by sep, then how many more there are. A hostile list of
+// thousands of versions stays one short line.
+func ListSummary(items []string, sep string) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i == maxListed {
+			fmt.Fprintf(&b, "%s... (%d more, %d in all)", sep, len(items)-maxListed, len(items))
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(truncate(it, 40))
+	}
+	return b.String()
+}
+
 // parseMessage decodes one JSON-RPC message, returning nil if data is not
 // one.
 func parseMessage(data []byte) *jsonrpc.Message {

@@ -26,7 +26,8 @@ type HTTPOptions struct {
 	// Header is sent with every request (authorization, say).
 	Header http.Header
 	// Client sends the requests. Default: a client of its own with no
-	// overall timeout (contexts bound each request).
+	// overall timeout (contexts bound each request). A client without a
+	// CheckRedirect gets SameOriginRedirect (on a copy).
 	Client *http.Client
 }
 
@@ -56,9 +57,7 @@ func DialHTTP(url string, opts *HTTPOptions) *HTTPConn {
 		c.header = opts.Header.Clone()
 		c.client = opts.Client
 	}
-	if c.client == nil {
-		c.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	}
+	c.client = httpClient(c.client)
 	return c
 }
 
@@ -327,6 +326,11 @@ func (c *HTTPConn) resume(ctx context.Context, sr *sseReader, id jsonrpc.ID, r *
 	return fmt.Errorf("the response stream ended %d times without the response", maxResumes+1)
 }
 
+// postAnswer posts the answer to a server request.
+func (c *HTTPConn) postAnswer(ctx context.Context, msg []byte) {
+	c.post(ctx, jsonrpc.ID{}, msg, nil)
+}
+
 // readSSEResponse reads an SSE response stream until the response to id
 // arrives, passing notifications on (and collecting them in r) and
 // answering the server's requests.
@@ -356,11 +360,7 @@ func (c *HTTPConn) readSSEResponse(ctx context.Context, sr *sseReader, id jsonrp
 			}
 			c.notify(req, raw, m)
 		case m.IsRequest():
-			go func() {
-				actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
-				defer cancel()
-				c.post(actx, jsonrpc.ID{}, c.answer(actx, m), nil)
-			}()
+			c.serveRequest(context.WithoutCancel(ctx), m, nil, c.postAnswer)
 		case m.IsResponse():
 			if !m.ID.IsValid() || !id.IsValid() || m.ID.Equal(id) {
 				r.Msg = m
@@ -503,11 +503,7 @@ func (c *HTTPConn) readStandalone(ctx context.Context, sr *sseReader, r *Reply) 
 		case m.IsNotification():
 			c.notify(nil, bytes.Clone(ev.Data), m)
 		case m.IsRequest():
-			go func() {
-				actx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-				defer cancel()
-				c.post(actx, jsonrpc.ID{}, c.answer(actx, m), nil)
-			}()
+			c.serveRequest(ctx, m, nil, c.postAnswer)
 		}
 	}
 }

@@ -46,9 +46,7 @@ func DialSSE(ctx context.Context, url string, opts *HTTPOptions) (*SSEConn, erro
 		c.header = opts.Header.Clone()
 		c.client = opts.Client
 	}
-	if c.client == nil {
-		c.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	}
+	c.client = httpClient(c.client)
 	// The stream outlives ctx, which only bounds the wait for the endpoint.
 	sctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
@@ -177,7 +175,7 @@ func (c *SSEConn) readLoop(sr *sseReader) {
 			c.mux.note(raw)
 			c.notify(nil, raw, m)
 		default: // a request from the server
-			go c.postMessage(context.Background(), c.answer(context.Background(), m))
+			c.serveRequest(context.Background(), m, nil, func(ctx context.Context, msg []byte) { c.postMessage(ctx, msg) })
 		}
 	}
 }

@@ -160,7 +160,7 @@ func (p *prober) legacyClientHint(ctx context.Context, ce *ConnectError) error {
 	if res := r.Result(); res != nil {
 		if d, perr := ParseDiscoverResult(res); perr == nil {
 			p.step(what, r, nil, "a DiscoverResult: a modern server")
-			return p.fail(Incompatible, nil, "%s; the server is modern (supported versions %v) and a legacy client at %s cannot talk to it", ce.Msg, d.SupportedVersions, p.opts.Version)
+			return p.fail(Incompatible, nil, "%s; the server is modern (supported versions [%s]) and a legacy client at %s cannot talk to it", ce.Msg, ListSummary(d.SupportedVersions, " "), p.opts.Version)
 		}
 	}
 	if IsModernError(r.RPCError()) {
@@ -252,13 +252,13 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 			switch {
 			case next == "":
 				p.step(what, r, nil, "a DiscoverResult with no version in common")
-				return nil, p.fail(Incompatible, nil, "no protocol version in common: the server supports %v, this client speaks %v", d.SupportedVersions, allVersions())
+				return nil, p.fail(Incompatible, nil, "no protocol version in common: the server supports [%s], this client speaks %v", ListSummary(d.SupportedVersions, " "), allVersions())
 			case IsLegacy(next):
 				p.step(what, r, nil, fmt.Sprintf("a DiscoverResult without %s; the newest version in common, %s, is a legacy one", version, next))
 				return p.legacy(ctx, next)
 			case tried[next] > 0:
 				p.step(what, r, nil, "a DiscoverResult that leaves out the version it was asked at")
-				return nil, p.fail(Incompatible, nil, "the server's supportedVersions %v leave out %s, which it was asked at", d.SupportedVersions, next)
+				return nil, p.fail(Incompatible, nil, "the server's supportedVersions [%s] leave out %s, which it was asked at", ListSummary(d.SupportedVersions, " "), next)
 			}
 			p.step(what, r, nil, "a DiscoverResult without "+version+": retrying at "+next)
 			version = next
@@ -284,13 +284,13 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 			return nil, p.fail(Incompatible, nil, "the server does not support %s and did not say which versions it does", version)
 		case next == "":
 			p.step(what, r, nil, "UnsupportedProtocolVersion: a modern server, with no version in common")
-			return nil, p.fail(Incompatible, nil, "no protocol version in common: the server supports %v, this client speaks %v", data.Supported, allVersions())
+			return nil, p.fail(Incompatible, nil, "no protocol version in common: the server supports [%s], this client speaks %v", ListSummary(data.Supported, " "), allVersions())
 		case IsLegacy(next):
 			p.step(what, r, nil, "UnsupportedProtocolVersion: the newest version in common, "+next+", is a legacy one")
 			return p.legacy(ctx, next)
 		case tried[next] > 1:
 			p.step(what, r, nil, "UnsupportedProtocolVersion for a version the server lists as supported")
-			return nil, p.fail(Incompatible, nil, "the server rejects %s although it lists it in data.supported %v", next, data.Supported)
+			return nil, p.fail(Incompatible, nil, "the server rejects %s although it lists it in data.supported [%s]", next, ListSummary(data.Supported, " "))
 		}
 		p.step(what, r, nil, "UnsupportedProtocolVersion: a modern server; retrying at "+next)
 		version = next

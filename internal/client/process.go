@@ -98,7 +98,7 @@ func StartCommand(argv []string, opts *CommandOptions) (*StreamConn, error) {
 		pw.Close()
 		close(p.waited)
 	}()
-	c := &StreamConn{w: stdin, mux: newMux(), proc: p, done: make(chan struct{})}
+	c := &StreamConn{w: newLineWriter(stdin), mux: newMux(), proc: p, done: make(chan struct{})}
 	go c.readLoop(pr)
 	return c, nil
 }
@@ -113,6 +113,7 @@ func (p *process) shutdown() error {
 	p.mu.Unlock()
 	select {
 	case <-p.waited:
+		p.endGroup()
 		return nil
 	case <-time.After(p.grace):
 	}
@@ -120,6 +121,7 @@ func (p *process) shutdown() error {
 	terminate(p.cmd)
 	select {
 	case <-p.waited:
+		p.endGroup()
 		return nil
 	case <-time.After(p.grace):
 	}
@@ -127,6 +129,22 @@ func (p *process) shutdown() error {
 	kill(p.cmd)
 	<-p.waited
 	return nil
+}
+
+// endGroup runs once the server process exited: processes it started in
+// its group (a wrapper's child, which exiting on stdin EOF leaves behind)
+// are asked to terminate, and killed after the grace period if any is
+// left. Close does not wait for them.
+func (p *process) endGroup() {
+	if !groupAlive(p.cmd) {
+		return
+	}
+	terminate(p.cmd)
+	time.AfterFunc(p.grace, func() {
+		if groupAlive(p.cmd) {
+			kill(p.cmd)
+		}
+	})
 }
 
 func (p *process) setForced(sig string) {

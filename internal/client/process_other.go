@@ -10,3 +10,7 @@ func setProcessGroup(cmd *exec.Cmd) {}
 func terminate(cmd *exec.Cmd) { cmd.Process.Kill() }
 
 func kill(cmd *exec.Cmd) { cmd.Process.Kill() }
+
+// groupAlive reports false: without process groups, only the process
+// itself is ended.
+func groupAlive(cmd *exec.Cmd) bool { return false }

@@ -20,3 +20,9 @@ func terminate(cmd *exec.Cmd) {
 func kill(cmd *exec.Cmd) {
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
+
+// groupAlive reports whether a process of the server's group still runs
+// (after the leader exited: the children of a wrapper such as npx).
+func groupAlive(cmd *exec.Cmd) bool {
+	return syscall.Kill(-cmd.Process.Pid, 0) == nil
+}

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -20,8 +18,7 @@ import (
 // in-process pipe to mcp.Server.ServeStdio, say) or StartCommand to spawn
 // a server process.
 type StreamConn struct {
-	w    io.WriteCloser
-	wmu  sync.Mutex
+	w    *lineWriter
 	ids  ids
 	mux  *mux
 	proc *process // nil unless started by StartCommand
@@ -36,7 +33,7 @@ type StreamConn struct {
 // NewStreamConn returns a connection that writes messages to w and reads
 // them from r. Close closes w.
 func NewStreamConn(r io.Reader, w io.WriteCloser) *StreamConn {
-	c := &StreamConn{w: w, mux: newMux(), done: make(chan struct{})}
+	c := &StreamConn{w: newLineWriter(w), mux: newMux(), done: make(chan struct{})}
 	go c.readLoop(r)
 	return c
 }
@@ -103,7 +100,9 @@ func (c *StreamConn) handleLine(line []byte) {
 		c.mux.note(raw)
 		c.notify(nil, raw, m)
 	default: // a request from the server (a legacy server's input requests, ping)
-		go c.write(c.answer(context.Background(), m))
+		// What the read loop answers itself (ping, a refusal) it writes
+		// before reading on: a flood is paced by the server's reading.
+		c.serveRequest(context.Background(), m, nil, func(ctx context.Context, msg []byte) { c.w.write(ctx, msg) })
 	}
 }
 
@@ -113,21 +112,6 @@ func (c *StreamConn) Garbage() []string {
 	c.gmu.Lock()
 	defer c.gmu.Unlock()
 	return append([]string(nil), c.garbage...)
-}
-
-func (c *StreamConn) write(msg []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	msg = append(msg, '\n')
-	if _, err := c.w.Write(msg); err != nil {
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
-			// The server closed its stdin (it exited): the same failure as a read that ends,
-			// whichever of the two the race between them lets happen first.
-			return ErrClosed
-		}
-		return &TransportError{Op: "writing to the server", Err: err}
-	}
-	return nil
 }
 
 // Transport returns TransportStdio.
@@ -142,7 +126,9 @@ func (c *StreamConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error
 	r, err := c.send(ctx, id, jsonrpc.AppendRequest(nil, id, req.Method, req.Params))
 	if err != nil && ctx.Err() != nil && req.Cancel {
 		// Tell the server to stop work on the request, as stdio asks.
-		c.write(jsonrpc.AppendNotification(nil, "notifications/cancelled", cancelledParams(id, ctx.Err().Error())))
+		// It never waits: when the queue is full (a server that stopped
+		// reading), the notification is dropped.
+		c.w.tryWrite(jsonrpc.AppendNotification(nil, "notifications/cancelled", cancelledParams(id, ctx.Err().Error())))
 	}
 	return r, err
 }
@@ -160,7 +146,7 @@ func (c *StreamConn) send(ctx context.Context, id jsonrpc.ID, line []byte) (*Rep
 		return nil, c.explain(err)
 	}
 	start := time.Now()
-	if err := c.write(line); err != nil {
+	if err := c.w.write(ctx, line); err != nil {
 		c.mux.forget(id)
 		return nil, c.explain(err)
 	}
@@ -186,19 +172,18 @@ func (c *StreamConn) explain(err error) error {
 
 // Notify implements Conn.
 func (c *StreamConn) Notify(ctx context.Context, req *Request) (*Reply, error) {
-	if err := c.write(jsonrpc.AppendNotification(nil, req.Method, req.Params)); err != nil {
+	if err := c.w.write(ctx, jsonrpc.AppendNotification(nil, req.Method, req.Params)); err != nil {
 		return nil, c.explain(err)
 	}
 	return &Reply{}, nil
 }
 
-// Close implements Conn. It closes the server's input; for a process
-// started by StartCommand it then waits for the process to exit, and
-// terminates it after the grace period.
+// Close implements Conn. It closes the server's input at once (a write
+// in progress, to a server that stopped reading, fails; queued ones are
+// dropped); for a process started by StartCommand it then waits for the
+// process to exit, and terminates it after the grace period.
 func (c *StreamConn) Close() error {
-	c.wmu.Lock()
-	err := c.w.Close()
-	c.wmu.Unlock()
+	err := c.w.close()
 	if c.proc != nil {
 		return c.proc.shutdown()
 	}

@@ -6,8 +6,10 @@ package demo
 import (
 	"context"
 	"encoding/base64"
+	"maps"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/apps"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -37,6 +39,15 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	if o.Instructions == "" {
 		o.Instructions = "A demo of mcpkit. Try echo, dice_roll, evaluate or countdown, read demo://about, or use the test_* fixtures of the MCP conformance suite."
 	}
+	// The demo advertises MCP Apps (its shout_app tool has a view).
+	ext := maps.Clone(o.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	if _, ok := ext[apps.ExtensionID]; !ok {
+		ext[apps.ExtensionID] = apps.Extension()
+	}
+	o.Extensions = ext
 	s := mcp.NewServer(&o)
 	AddTools(s)
 	AddFixtureTools(s)
@@ -44,6 +55,7 @@ func New(opts *mcp.ServerOptions) *mcp.Server {
 	AddFixturePrompts(s)
 	AddTriggers(s)
 	AddFun(s)
+	AddApps(s)
 	addWhoami(s)
 	AddLegacyFixtures(s)
 	AddTaskTools(s)

@@ -1,9 +1,9 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package mcp
+package park
 
 import "net"
 
-// peerClosed cannot tell without blocking on this platform: a client that
+// PeerClosed cannot tell without blocking on this platform: a client that
 // went away is noticed when a write to it fails.
-func peerClosed(net.Conn) bool { return false }
+func PeerClosed(net.Conn) bool { return false }

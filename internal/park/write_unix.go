@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package mcp
+package park
 
 import (
 	"net"
@@ -14,26 +14,36 @@ import (
 // (and that fires later, for nothing, on every stream of a fan-out): with
 // tens of thousands of streams per change, that was a fifth of the cost of
 // the writes. Only the rare write that does not fit waits, under the write
-// timeout, on a goroutine of its own (parkedStream.finish).
+// timeout, on a goroutine of its own (the caller's).
 
-// rawConn returns the RawConn of c, or nil when c is not a socket of its
-// own: a TLS connection's bytes must go through TLS, so c is not
+// Raw is the socket of a connection, for writes that never wait. The zero
+// Raw has none (Valid is false): every write then waits, with a deadline.
+// It is as small as the interface it holds, for a stream to keep.
+type Raw struct {
+	rc syscall.RawConn
+}
+
+// RawOf returns the Raw of c, or the zero Raw when c is not a socket of
+// its own: a TLS connection's bytes must go through TLS, so c is not
 // unwrapped.
-func rawConn(c net.Conn) syscall.RawConn {
+func RawOf(c net.Conn) Raw {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return nil
+		return Raw{}
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return nil
+		return Raw{}
 	}
-	return rc
+	return Raw{rc}
 }
 
-// rawWrite is a writer goroutine's scratch for RawConn writes, so that a
-// stream holds only its RawConn.
-type rawWrite struct {
+// Valid reports whether r has a socket.
+func (r Raw) Valid() bool { return r.rc != nil }
+
+// Writer is one writer goroutine's scratch for Raw writes, so that a
+// stream holds only its Raw. A Writer is used by one goroutine at a time.
+type Writer struct {
 	fn   func(fd uintptr) bool // w.write, bound once
 	left []byte                // what the current write has not written yet
 	err  error
@@ -41,7 +51,7 @@ type rawWrite struct {
 
 // write runs under the connection's write lock (RawConn.Write): it writes
 // as much of w.left as the socket takes now.
-func (w *rawWrite) write(fd uintptr) bool {
+func (w *Writer) write(fd uintptr) bool {
 	for len(w.left) > 0 {
 		n, err := syscall.Write(int(fd), w.left)
 		if err == syscall.EINTR {
@@ -61,17 +71,17 @@ func (w *rawWrite) write(fd uintptr) bool {
 	return true // never wait here: the caller decides
 }
 
-// try writes what rc's socket takes of b at once and returns the rest:
+// Try writes what r's socket takes of b at once and returns the rest:
 // empty when all of b was written. When the connection refuses the write
-// as a whole (its deadline has passed: deliver dropped the stream; or it
-// is closed) it returns all of b and no error, for the caller's waiting
-// write to report.
-func (w *rawWrite) try(rc syscall.RawConn, b []byte) ([]byte, error) {
+// as a whole (its deadline has passed, or it is closed) it returns all of
+// b and no error, for the caller's waiting write to report. r must be
+// Valid.
+func (w *Writer) Try(r Raw, b []byte) ([]byte, error) {
 	if w.fn == nil {
 		w.fn = w.write
 	}
 	w.left, w.err = b, nil
-	err := rc.Write(w.fn)
+	err := r.rc.Write(w.fn)
 	rest, werr := w.left, w.err
 	w.left, w.err = nil, nil
 	if err != nil {

@@ -1,0 +1,354 @@
+// Package bridge serves any MCP server, of either era, as a 2026-07-28
+// endpoint: a Bridge is an mcp.Server whose tools, prompts, resources and
+// completions come from a backend reached with a client.Client (a stdio
+// command, a URL, or a server in the same process).
+//
+// At start-up the bridge opens a probe session and serves server/discover
+// from the backend's answer. Calls go to backend sessions keyed by the
+// caller's client capabilities, normalized to what a legacy backend can
+// see (it learns them once, at initialize, and may list tools by them);
+// one global cap bounds the sessions, idle ones are evicted least recently
+// used first, and past the cap a caller gets 503 with Retry-After. A caller
+// that declared sampling, elicitation or roots, or asked for a log level,
+// gets its session to itself for the call (an exclusive lease): that is how
+// the backend's requests and log messages are tied to the call that caused
+// them. A backend's sampling/createMessage, elicitation/create and
+// roots/list during tools/call, prompts/get or resources/read become one
+// input_required result (keys r1, r2, ...); the retry's inputResponses
+// answer the waiting backend requests and the call goes on. The held call
+// lives on the replica that started it (see docs/bridge.md for running
+// several). A backend that exits is restarted with backoff; calls in flight
+// on it get -32603 naming its exit status, never its stderr.
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// Options configures a Bridge. Backend is required; the zero value of every
+// other field is its default.
+type Options struct {
+	// Backend returns the transport of a new backend session. It is
+	// called once per session: a *client.CommandTransport starts a new
+	// process each time. The command comes from the operator, never from
+	// a request.
+	Backend func() client.Transport
+	// Eras says which eras the bridge may speak to the backend
+	// (client.AnyEra, the default, finds out; client.LegacyOnly
+	// initializes even a server that answers server/discover).
+	Eras client.EraPreference
+	// ClientInfo is how the bridge introduces itself to the backend.
+	// Default: name "mcpkit-bridge".
+	ClientInfo mcp.Implementation
+
+	// Server configures the front server. Its Provider is the bridge; its
+	// ReadyChecks get the bridge's own. An empty Info.Name takes the
+	// backend's serverInfo (name, title, version, description, icons,
+	// website).
+	Server mcp.ServerOptions
+
+	// Extensions names the client extensions that reach the backend and
+	// key its sessions; the others (the tasks extension, unknown ones)
+	// are stripped.
+	Extensions []string
+	// MaxSessions bounds the backend sessions over all keys, the probe
+	// session not counted. Default 16. It cannot be off.
+	MaxSessions int
+	// LeaseWait bounds how long a call waits for a backend session when
+	// all are busy; then it gets 503 with Retry-After. Default 5s. It
+	// cannot be off.
+	LeaseWait time.Duration
+	// HoldTimeout bounds how long a backend call waits for the retry that
+	// answers its input requests; then the call is cancelled and its
+	// session freed. Default 60s (the TypeScript SDK's own request
+	// timeout); it is also capped by ServerOptions.State.TTL.
+	HoldTimeout time.Duration
+	// Gather is the quiet time after a backend request within which
+	// another one joins the same input_required result (the wait ends at
+	// ten times Gather in all). Default 20ms.
+	Gather time.Duration
+	// MinBackoff and MaxBackoff bound the delay before restarting a
+	// backend whose probe session ended: it doubles from MinBackoff
+	// (default 100ms) to MaxBackoff (default 30s) while starts fail.
+	MinBackoff, MaxBackoff time.Duration
+	// AdvertiseURL is this replica's own MCP endpoint as the other
+	// replicas reach it (an internal address). It is sealed into the
+	// requestState of held calls, and a replica that gets the retry of a
+	// call it does not hold forwards the request there. Empty: retries
+	// must reach the replica that started the call (or they get -32603).
+	AdvertiseURL string
+	// ForwardClient sends forwarded retries. Default: http.DefaultClient.
+	ForwardClient *http.Client
+
+	// Logger gets the bridge's logs (backend exits, restarts, log messages
+	// outside a call). Default: Server.Logger, else slog.Default().
+	Logger *slog.Logger
+}
+
+// Bridge is an MCP server whose primitives come from a backend. Create one
+// with New, serve Server() over any transport, and Close it at the end. It
+// is safe for concurrent use.
+type Bridge struct {
+	opts Options
+	srv  *mcp.Server
+	log  *slog.Logger
+	pool *pool
+	held heldCalls
+	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
+	schemas schemas
+	id      string // this replica, in sealed states
+
+	mu      sync.Mutex
+	probe   *client.Client
+	notOK   error // why the bridge is not ready; nil when ready
+	closed  bool
+	stop    context.CancelFunc
+	stopped chan struct{}
+}
+
+// errNotStarted is the readiness error before the first probe answered.
+var errNotStarted = errors.New("bridge: the backend has not started")
+
+// New starts a bridge: it opens the probe session (without client
+// capabilities), takes the backend's identity, capabilities and
+// instructions from it, and supervises it. It returns an error when the
+// first start fails. ctx bounds the start only.
+func New(ctx context.Context, opts *Options) (*Bridge, error) {
+	if opts == nil || opts.Backend == nil {
+		return nil, errors.New("bridge: Options.Backend is required")
+	}
+	b := &Bridge{opts: *opts, notOK: errNotStarted, stopped: make(chan struct{})}
+	o := &b.opts
+	if o.ClientInfo.Name == "" {
+		o.ClientInfo = mcp.Implementation{Name: "mcpkit-bridge", Version: "0.1.0"}
+	}
+	o.MaxSessions = setting("MaxSessions", o.MaxSessions, 16)
+	o.LeaseWait = setting("LeaseWait", o.LeaseWait, 5*time.Second)
+	o.HoldTimeout = setting("HoldTimeout", o.HoldTimeout, 60*time.Second)
+	if ttl := o.Server.State.TTL; ttl > 0 && ttl < o.HoldTimeout {
+		o.HoldTimeout = ttl
+	}
+	o.Gather = setting("Gather", o.Gather, 20*time.Millisecond)
+	o.MinBackoff = setting("MinBackoff", o.MinBackoff, 100*time.Millisecond)
+	o.MaxBackoff = setting("MaxBackoff", o.MaxBackoff, 30*time.Second)
+	b.log = o.Logger
+	if b.log == nil {
+		b.log = o.Server.Logger
+	}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	b.id = newID()
+	probe, err := b.connect(ctx, mcp.ClientCapabilities{}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("bridge: starting the backend: %w", err)
+	}
+	so := o.Server
+	if so.Info.Name == "" {
+		if info := probe.ServerInfo(); info != nil {
+			so.Info = *info
+		}
+	}
+	so.Provider = b
+	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(b.ready))
+	b.srv = mcp.NewServer(&so)
+	b.pool = newPool(b)
+	b.adopt(probe)
+	sctx, cancel := context.WithCancel(context.Background())
+	b.stop = cancel
+	go b.supervise(sctx, probe)
+	return b, nil
+}
+
+// Server returns the front server: serve it over Streamable HTTP (it is an
+// http.Handler) or stdio.
+func (b *Bridge) Server() *mcp.Server { return b.srv }
+
+// Close ends the backend sessions (their processes exit) and the
+// supervision. Held calls are cancelled. It is safe to call more than once.
+func (b *Bridge) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.notOK = errors.New("bridge: closed")
+	probe := b.probe
+	b.mu.Unlock()
+	b.stop()
+	<-b.stopped
+	b.held.cancelAll()
+	b.pool.closeAll()
+	if probe != nil {
+		probe.Close()
+	}
+	return nil
+}
+
+// ready is the bridge's readiness check: the probe succeeded, the last
+// start succeeded, no restart backoff is running.
+func (b *Bridge) ready(context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.notOK
+}
+
+// adopt makes probe the bridge's probe session and advertises what the
+// backend declared in it.
+func (b *Bridge) adopt(probe *client.Client) {
+	caps := *probe.Capabilities()
+	adv := mcp.ServerCapabilities{
+		Tools:       caps.Tools,
+		Prompts:     caps.Prompts,
+		Completions: caps.Completions,
+		Logging:     caps.Logging,
+	}
+	if caps.Resources != nil {
+		// Resource subscriptions are not relayed yet: only list changes.
+		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged}
+	}
+	b.srv.Advertise(&mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()})
+	b.mu.Lock()
+	b.probe, b.notOK = probe, nil
+	b.mu.Unlock()
+}
+
+// supervise restarts the backend when the probe session ends, with
+// backoff, until ctx ends.
+func (b *Bridge) supervise(ctx context.Context, probe *client.Client) {
+	defer close(b.stopped)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-probe.Done():
+		}
+		reason := exitReason(probe)
+		b.log.Warn("bridge: the backend exited; restarting", "exit", reason)
+		probe.Close()
+		backoff := b.opts.MinBackoff
+		for {
+			b.mu.Lock()
+			b.notOK = fmt.Errorf("bridge: the backend exited (%s); restarting", reason)
+			b.mu.Unlock()
+			c, err := b.connect(ctx, mcp.ClientCapabilities{}, nil)
+			if err == nil {
+				probe = c
+				b.schemas.forget()
+				b.adopt(c)
+				for k := mcp.ToolsListChanged; k <= mcp.ResourcesListChanged; k++ {
+					b.srv.NotifyListChanged(k) // a new backend may list other things
+				}
+				b.log.Info("bridge: the backend restarted")
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			b.log.Warn("bridge: restarting the backend failed", "err", err, "retry_in", backoff)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, b.opts.MaxBackoff)
+		}
+	}
+}
+
+// connect opens a backend session declaring caps; s, when not nil, is the
+// session the backend's input requests are routed through.
+func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *session) (*client.Client, error) {
+	o := &b.opts
+	co := &client.Options{
+		ClientInfo:   o.ClientInfo,
+		Eras:         o.Eras,
+		Capabilities: &caps,
+		NoCache:      true,
+		Timeout:      -1, // the caller's context decides
+		Logger:       b.log,
+		Input: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			if s == nil {
+				return nil, errNoCaller
+			}
+			return s.ask(ctx, method, params)
+		},
+		OnNotification: b.onNotification,
+		OnLog: func(m *client.LogMessage) {
+			// On stdio a log message names no request: on a leased
+			// session it belongs to the call holding the lease.
+			if s != nil {
+				s.mu.Lock()
+				h := s.cur
+				s.mu.Unlock()
+				if h != nil {
+					h.log(m)
+					return
+				}
+			}
+			b.log.Info("bridge: backend log message outside a call", "level", m.Level, "logger", m.Logger, "data", string(m.Data))
+		},
+	}
+	return client.Connect(ctx, o.Backend(), co)
+}
+
+// errNoCaller answers a backend's input request that no call can carry.
+var errNoCaller = &mcp.Error{Code: -32603, Message: "no caller to ask: the request arrived outside a call whose caller declared the capability"}
+
+// onNotification relays the backend's list changes to the front's
+// listeners, on every replica through the Bus.
+func (b *Bridge) onNotification(n *client.Notification) {
+	switch n.Method {
+	case "notifications/tools/list_changed":
+		b.schemas.forget()
+		b.srv.NotifyListChanged(mcp.ToolsListChanged)
+	case "notifications/prompts/list_changed":
+		b.srv.NotifyListChanged(mcp.PromptsListChanged)
+	case "notifications/resources/list_changed":
+		b.srv.NotifyListChanged(mcp.ResourcesListChanged)
+	case "notifications/resources/updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if json.Unmarshal(n.Params, &p) == nil {
+			b.srv.NotifyResourceUpdated(p.URI)
+		}
+	}
+}
+
+// exitReason describes how a backend session ended, without its stderr.
+func exitReason(c *client.Client) string {
+	if e, ok := c.ProcessExit(); ok {
+		if e.Forced != "" {
+			return "killed by " + e.Forced
+		}
+		if e.Code < 0 {
+			return "killed by a signal"
+		}
+		return "exit status " + strconv.Itoa(e.Code)
+	}
+	return "the connection closed"
+}
+
+// setting resolves a numeric option that cannot be off.
+func setting[T ~int | ~int64](name string, v, def T) T {
+	if v < 0 {
+		panic("bridge.New: Options." + name + " cannot be negative")
+	}
+	if v == 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,17 @@
+package bridge
+
+// EndedSessions counts the pooled sessions whose backend connection has
+// ended, as the bridge sees them.
+func EndedSessions(b *Bridge) int {
+	b.pool.mu.Lock()
+	defer b.pool.mu.Unlock()
+	n := 0
+	for _, ss := range b.pool.byKey {
+		for _, s := range ss {
+			if s.ended() {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpkit/mcpkit/bridge"
+	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
+)
+
+// bridgeCommand is `mcpkit bridge`: a backend server (a command after --,
+// or a URL) served as a 2026-07-28 endpoint.
+var bridgeCommand = &Command{
+	UsageLine: "bridge [flags] -- CMD [ARGS...]\nbridge [flags] URL",
+	Short:     "serve any MCP server (a stdio command or a URL, either era) as a 2026-07-28 endpoint",
+	Long: `Serves an MCP server of either era as a revision 2026-07-28 endpoint (and to
+legacy clients too, as --era says): a stdio command after --, spawned and
+supervised (restarted with backoff when it exits; its stderr goes to the log,
+tagged), or a Streamable HTTP or HTTP+SSE URL. server/discover comes from the
+backend's initialize; backend sessions are keyed by the caller's client
+capabilities; a backend's sampling, elicitation and roots requests become
+input_required rounds. See docs/bridge.md.
+`,
+	Flag:   bridgeFlags,
+	Exits:  exitsServe,
+	Failed: "the bridge failed: the backend did not start, or it cannot listen, or serving failed",
+}
+
+func bridgeFlags(fs *flag.FlagSet) Runner {
+	front := registerFront(fs)
+	maxSessions := fs.Int("max-sessions", 0, "cap on the backend sessions (processes, for a command) over all capability keys (0: 16)")
+	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
+	backendEra := fs.String("backend-era", "auto", "the backend's era: auto (find out), modern or legacy (initialize even if it answers server/discover)")
+	advertise := fs.String("advertise-url", "", "this replica's MCP `URL` as the other replicas reach it: a retry that lands on another replica is forwarded here")
+	extensions := fs.String("extensions", "", "comma-separated client `EXTENSIONS` that reach the backend and key its sessions")
+	var headers headerFlags
+	fs.Var(&headers, "header", "`NAME:VALUE` header sent to a URL backend (repeatable)")
+	return func(inv *invocation) int {
+		ctx, stop := signal.NotifyContext(inv.ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		log := slog.New(slog.NewTextHandler(inv.stderr, nil))
+		var backend func() client.Transport
+		switch {
+		case inv.dash && len(inv.args) == 0 && len(inv.command) > 0:
+			argv := inv.command
+			backend = func() client.Transport {
+				return &client.CommandTransport{Command: argv[0], Args: argv[1:], Stderr: &stderrLog{log: log, cmd: argv[0]}}
+			}
+		case !inv.dash && len(inv.args) == 1:
+			u := inv.args[0]
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				return inv.usageError("%q is not an http(s) URL; a command goes after --", u)
+			}
+			backend = func() client.Transport { return &client.HTTPTransport{URL: u, Header: headers.h} }
+		default:
+			return inv.usageError("want -- CMD [ARGS...] or one URL")
+		}
+		era := client.AnyEra
+		switch *backendEra {
+		case "auto":
+		case "modern":
+			era = client.ModernOnly
+		case "legacy":
+			era = client.LegacyOnly
+		default:
+			return inv.usageError("--backend-era %q: want auto, modern or legacy", *backendEra)
+		}
+		if *maxSessions < 0 || *holdTimeout < 0 {
+			return inv.usageError("--max-sessions and --hold-timeout cannot be negative")
+		}
+		var exts []string
+		for _, e := range strings.Split(*extensions, ",") {
+			if e = strings.TrimSpace(e); e != "" {
+				exts = append(exts, e)
+			}
+		}
+		opts, closeFront, err := front.ServerOptions(ctx, log, inv.stderr)
+		if err != nil {
+			return inv.fail(err)
+		}
+		defer closeFront()
+		var b *bridge.Bridge
+		defer func() {
+			if b != nil {
+				b.Close() // ends the backends
+			}
+		}()
+		newServer := func(o *mcp.ServerOptions) (*mcp.Server, error) {
+			sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			var err error
+			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
+				MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise})
+			if err != nil {
+				return nil, err
+			}
+			return b.Server(), nil
+		}
+		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code == exitUsage {
+				return inv.fail(err)
+			}
+			log.Error("bridge", "err", err)
+			return exitCodeOf(err)
+		}
+		return exitOK
+	}
+}
+
+// stderrLog logs a backend's stderr, line by line, tagged with its
+// command. It never reaches a caller.
+type stderrLog struct {
+	log     *slog.Logger
+	cmd     string
+	partial []byte
+}
+
+func (w *stderrLog) Write(p []byte) (int, error) {
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		w.log.Info("backend stderr", "cmd", w.cmd, "line", string(bytes.TrimRight(w.partial[:i], "\r")))
+		w.partial = w.partial[i+1:]
+	}
+	if len(w.partial) > 64<<10 { // a very long line: logged in pieces
+		w.log.Info("backend stderr", "cmd", w.cmd, "line", string(w.partial))
+		w.partial = nil
+	}
+	return len(p), nil
+}

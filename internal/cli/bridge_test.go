@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpkit/mcpkit/client"
+)
+
+// mcpkit bridge -- mcpkit serve --stdio: it logs the url= line, serves the
+// backend's tools as 2026-07-28 and exits 0 on SIGTERM, ending the backend.
+func TestBridgeCommand(t *testing.T) {
+	bin := buildMcpkit(t)
+	cmd := exec.Command(bin, "bridge", "--addr", "127.0.0.1:0", "--", bin, "serve", "--stdio", "--fixtures", "--log-requests")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+	sc := bufio.NewScanner(stderr)
+	var url string
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatalf("bridge did not log the URL it listens on:\n%s", log.String())
+	}
+	tagged := make(chan struct{})
+	go func() {
+		seen := strings.Contains(log.String(), `msg="backend stderr"`)
+		if seen {
+			close(tagged)
+		}
+		for sc.Scan() {
+			if !seen && strings.Contains(sc.Text(), `msg="backend stderr"`) {
+				seen = true
+				close(tagged)
+			}
+		}
+	}()
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Eras: client.ModernOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ServerInfo().Name != "mcpkit-demo" {
+		t.Errorf("serverInfo = %+v, want the backend's", c.ServerInfo())
+	}
+	res, err := c.CallTool(ctx, "test_simple_text", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("result = %+v", res)
+	}
+	select { // the backend logged the requests (--log-requests) on its stderr
+	case <-tagged:
+	case <-time.After(10 * time.Second):
+		t.Error("the backend's stderr is not in the log, tagged")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("bridge exited with %v after SIGTERM, want 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("bridge did not exit after SIGTERM")
+	}
+}
+
+func TestBridgeUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {"not-a-url"}, {"a", "b"}} {
+		var out strings.Builder
+		if code := run(append([]string{"bridge"}, args...), strings.NewReader(""), io.Discard, &out); code != 2 {
+			t.Errorf("bridge %q: exit %d, want 2 (usage)", args, code)
+		}
+	}
+}
+
+// mcpkit bridge --stdio URL: a host that only spawns stdio servers reaches
+// a remote server (here mcpkit serve over HTTP) through the bridge.
+func TestBridgeStdioToURL(t *testing.T) {
+	bin := buildMcpkit(t)
+	srv := exec.Command(bin, "serve", "--fixtures", "--addr", "127.0.0.1:0")
+	stderr, _ := srv.StderrPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	urlRe := regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/mcp)`)
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if m := urlRe.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("serve did not log its URL")
+	}
+	go io.Copy(io.Discard, stderr)
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.CommandTransport{Command: bin, Args: []string{"bridge", "--stdio", url}, Stderr: io.Discard}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.ServerInfo().Name != "mcpkit-demo" {
+		t.Errorf("serverInfo = %+v, want the remote server's", c.ServerInfo())
+	}
+	res, err := c.CallTool(ctx, "test_simple_text", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 1 {
+		t.Errorf("result = %+v", res)
+	}
+}
