@@ -418,7 +418,7 @@ installed_in() { [[ -f $CACHE/$1/.installed && $(<"$CACHE/$1/.installed") == "$2
 apt_needed() { [[ ${MCPKIT_NO_SERVICES:-} != 1 ]]; }
 
 # What the setup step installs. MB is the disk it takes (measured on Debian, x86-64).
-need "Node 22 ($NODE_PKG)"            190 "go:root go:interop conformance* tasks skills" "installed_in node22 $NODE_PKG" ensure_node22
+need "Node 22 ($NODE_PKG)"            190 "go:root go:interop go:appsbrowser conformance* tasks skills" "installed_in node22 $NODE_PKG" ensure_node22
 need "the conformance suite ($CONFORMANCE_PKG)" 60 "conformance* tasks skills" "installed_in conformance $CONFORMANCE_PKG" ensure_conformance
 need "server-everything ($EVERYTHING_PKG)" 40 "go:root go:interop" "installed_in everything $EVERYTHING_PKG" ensure_everything
 need "the TypeScript SDK 1.x client ($TS_SDK_PKG)" 30 "go:root" "installed_in tsclient $TS_SDK_PKG" ensure_npm_package tsclient "$TS_SDK_PKG"
@@ -426,6 +426,8 @@ need "the TypeScript SDK 2.x client ($TS_MODERN_PKG)" 20 "go:root" "installed_in
 need "staticcheck $STATICCHECK_VERSION" 15 "staticcheck" "test -x $STATICCHECK_BIN" ensure_staticcheck
 need "redis-server (apt)"              10 "go:*" "! apt_needed || command -v redis-server" ensure_redis
 need "nginx (apt)"                      5 "go:*" "! apt_needed || command -v nginx" ensure_nginx
+need "the MCP Apps packages (ext-apps, its example servers, esbuild)" 110 "go:root go:appsbrowser" "installed_in apps '${APPS_NPM_PKGS[*]}'" ensure_apps_npm
+need "chromium (apt)"                 290 "go:appsbrowser" "! apt_needed || command -v chromium || command -v chromium-headless-shell" ensure_chromium
 
 # The Go side: every module's dependencies and the docs' module's (internal/doccheck builds it
 # offline). About this much disk the first time: module cache, then build cache.
