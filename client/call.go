@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -290,7 +291,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, params map[string
 		if ctx.Err() != nil && !errors.Is(err, ErrTimeout) {
 			return nil, fmt.Errorf("client: %s: %w", method, ctx.Err())
 		}
-		return nil, fmt.Errorf("client: %s: %w", method, publicError(err))
+		return nil, &callError{method: method, err: publicError(err)}
 	}
 	if r.TooLarge {
 		return nil, fmt.Errorf("client: %s: %w", method, ErrTooLarge)
@@ -358,3 +359,16 @@ func (c *Client) Ping(ctx context.Context) error {
 	_, err := c.call(ctx, c.ev.pingMethod(), nil, newConfig([]CallOption{NoCache()}))
 	return err
 }
+
+// callError is a request's transport failure: "client: METHOD: " and the
+// cause, whose own "client: " prefix (a *TransportError's) is not repeated.
+type callError struct {
+	method string
+	err    error
+}
+
+func (e *callError) Error() string {
+	return "client: " + e.method + ": " + strings.TrimPrefix(e.err.Error(), "client: ")
+}
+
+func (e *callError) Unwrap() error { return e.err }
