@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -31,6 +32,7 @@ in env and headers values comes from the gateway's environment. A bad
 configuration is refused naming its line. SIGHUP reloads the file: servers
 added start, removed ones stop, changed ones restart, the others keep
 running; a bad file on reload is logged and the running configuration stays.
+--watch DURATION also reloads when the file's content changed.
 See docs/gateway.md.
 `,
 	Flag:   gatewayFlags,
@@ -43,6 +45,7 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 	config := fs.String("config", "", "the gateway's YAML configuration `FILE` (required)")
 	maxSessions := fs.Int("max-sessions", 0, "cap on each backend's sessions (processes, for a command) over all capability keys (0: 16)")
 	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
+	watch := fs.Duration("watch", 0, "poll the configuration file this often and reload it when it changed (0: only on SIGHUP)")
 	advertise := fs.String("advertise-url", "", "this replica's MCP `URL` as the other replicas reach it: a retry that lands on another replica is forwarded here")
 	return func(inv *invocation) int {
 		if *config == "" {
@@ -80,17 +83,30 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 		hup := make(chan os.Signal, 1)
 		signal.Notify(hup, syscall.SIGHUP)
 		defer signal.Stop(hup)
+		var tick <-chan time.Time
+		if *watch > 0 {
+			t := time.NewTicker(*watch)
+			defer t.Stop()
+			tick = t.C
+		}
 		go func() {
+			last, _ := os.ReadFile(*config)
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-hup:
+				case <-tick:
+					data, err := os.ReadFile(*config)
+					if err == nil && bytes.Equal(data, last) {
+						continue
+					}
 				}
 				g := running.Load()
 				if g == nil {
 					continue
 				}
+				last, _ = os.ReadFile(*config)
 				cfg, err := gateway.Load(*config)
 				if err == nil {
 					rctx, cancel := context.WithTimeout(ctx, 30*time.Second)

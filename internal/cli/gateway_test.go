@@ -194,3 +194,31 @@ func TestGatewayReloadOnSIGHUP(t *testing.T) {
 		t.Error("after a refused reload: two's tools are gone")
 	}
 }
+
+// --watch reloads a changed file without a signal.
+func TestGatewayWatch(t *testing.T) {
+	bin := buildMcpkit(t)
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	one := fmt.Sprintf("servers:\n  one:\n    command: [%q, serve, --stdio, --fixtures]\n", bin)
+	os.WriteFile(config, []byte(one), 0o600)
+	url, lines := startLogging(t, exec.Command(bin, "gateway", "--config", config, "--addr", "127.0.0.1:0", "--watch", "50ms"))
+	os.WriteFile(config, []byte(strings.Replace(one, "one:", "renamed:", 1)), 0o600)
+	timeout := time.After(30 * time.Second)
+	for reloaded := false; !reloaded; {
+		select {
+		case l := <-lines:
+			reloaded = strings.Contains(l, "gateway: reloaded")
+		case <-timeout:
+			t.Fatal("no reload after the file changed")
+		}
+	}
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, &client.Options{Eras: client.ModernOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CallTool(ctx, "renamed_test_simple_text", nil); err != nil {
+		t.Errorf("call through the reloaded name: %v", err)
+	}
+}
