@@ -38,8 +38,26 @@ func TestBackendGoesAway(t *testing.T) {
 			Env: []string{"DOWN=" + downFile, "PID=" + pidFile, "BIN=" + bin}}
 	}}
 	_, c := start(t, []gateway.Backend{local, srv{name: "mem", tools: []string{"t"}}.backend()},
-		&gateway.Options{Bridge: bridge.Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
+		&gateway.Options{HealthInterval: 20 * time.Millisecond, Bridge: bridge.Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
 	ctx := context.Background()
+	lctx, stopListen := context.WithCancel(ctx)
+	defer stopListen()
+	changes := make(chan struct{}, 16)
+	acked := make(chan struct{})
+	go func() {
+		for ev, err := range c.Listen(lctx, client.ListenFilter{ToolsListChanged: true}) {
+			if err != nil {
+				return
+			}
+			if ev.Acknowledged != nil {
+				close(acked)
+			}
+			if ev.Notification != nil && ev.Notification.Method == "notifications/tools/list_changed" {
+				changes <- struct{}{}
+			}
+		}
+	}()
+	<-acked
 	if !slices.Contains(toolNames(t, c), "local_test_simple_text") {
 		t.Fatalf("tools %q lack local's", toolNames(t, c))
 	}
@@ -52,7 +70,22 @@ func TestBackendGoesAway(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	waitFor(t, "local's tools leave the list", func() bool {
+	// Listeners are told: after a list_changed, the list shows it.
+	untilChanged := func(what string, cond func() bool) {
+		t.Helper()
+		timeout := time.After(20 * time.Second)
+		for {
+			select {
+			case <-changes:
+			case <-timeout:
+				t.Fatalf("no tools list_changed after which %s", what)
+			}
+			if cond() {
+				return
+			}
+		}
+	}
+	untilChanged("local's tools left the list", func() bool {
 		return !slices.Contains(toolNames(t, c), "local_test_simple_text")
 	})
 	_, err := c.CallTool(ctx, "local_test_simple_text", nil)
@@ -64,23 +97,10 @@ func TestBackendGoesAway(t *testing.T) {
 		t.Errorf("the other backend: %q", got)
 	}
 	os.Remove(downFile)
-	waitFor(t, "local comes back", func() bool {
+	untilChanged("local came back", func() bool {
 		return slices.Contains(toolNames(t, c), "local_test_simple_text")
 	})
 	if _, err := c.CallTool(ctx, "local_test_simple_text", nil); err != nil {
 		t.Errorf("call after local came back: %v", err)
-	}
-}
-
-// waitFor polls cond (each poll a real request through the gateway) until
-// it holds, failing the test after a generous bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
@@ -76,6 +77,10 @@ type Options struct {
 	// Logger gets the gateway's logs. Default: Server.Logger, else
 	// slog.Default().
 	Logger *slog.Logger
+	// HealthInterval is how often the gateway looks at which backends are
+	// down: when one goes down or comes back, listeners get list_changed
+	// and server/discover is declared again. Default 1s; mcp.Off never.
+	HealthInterval time.Duration
 }
 
 // Gateway is an MCP server made of many: one bridge per backend, and a
@@ -90,6 +95,8 @@ type Gateway struct {
 
 	mu     sync.Mutex // serializes Reload and Close
 	closed bool
+	stop   chan struct{} // closed by Close: ends watch
+	done   chan struct{} // closed when watch returned
 }
 
 // router is one configuration of a Gateway: its backends and the routing
@@ -149,7 +156,57 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 	so.Provider = g
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
+	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	switch iv := g.opts.HealthInterval; {
+	case iv == mcp.Off:
+		close(g.done)
+	case iv < 0:
+		panic("gateway.New: Options.HealthInterval cannot be negative (mcp.Off turns it off)")
+	default:
+		if iv == 0 {
+			iv = time.Second
+		}
+		go g.watch(iv)
+	}
 	return g, nil
+}
+
+// watch tells listeners when a backend goes down or comes back, until
+// Close: its tools leave or rejoin the lists.
+func (g *Gateway) watch(every time.Duration) {
+	defer close(g.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	was := map[*bridge.Bridge]bool{}
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+		}
+		r := g.cur.Load()
+		changed := false
+		now := make(map[*bridge.Bridge]bool, len(r.backends))
+		for _, b := range r.backends {
+			down := b.down(context.Background()) != nil
+			now[b.br] = down
+			if prev, ok := was[b.br]; ok && prev != down {
+				changed = true
+				g.log.Info("gateway: a backend changed state", "backend", b.name, "down", down)
+			}
+		}
+		was = now
+		if changed {
+			g.mu.Lock()
+			if !g.closed && g.cur.Load() == r {
+				g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
+				for k := mcp.ToolsListChanged; k <= mcp.ResourcesListChanged; k++ {
+					g.srv.NotifyListChanged(k)
+				}
+			}
+			g.mu.Unlock()
+		}
+	}
 }
 
 // build makes the router of backends, reusing the bridges of old whose
@@ -255,6 +312,10 @@ func (g *Gateway) Close() error {
 		return nil
 	}
 	g.closed = true
+	if g.stop != nil {
+		close(g.stop)
+		<-g.done
+	}
 	if r := g.cur.Load(); r != nil {
 		for _, b := range r.backends {
 			b.closeInner()
@@ -282,10 +343,8 @@ func (g *router) advertisement(intro string) *mcp.Advertisement {
 		if c == nil {
 			return
 		}
-		if *dst == nil {
-			*dst = &mcp.ListCapability{}
-		}
-		(*dst).ListChanged = (*dst).ListChanged || c.ListChanged
+		// The gateway changes its lists itself (reload, a backend down).
+		*dst = &mcp.ListCapability{ListChanged: true}
 	}
 	var sections []string
 	if intro != "" {
@@ -297,11 +356,8 @@ func (g *router) advertisement(intro string) *mcp.Advertisement {
 		list(&caps.Tools, c.Tools)
 		list(&caps.Prompts, c.Prompts)
 		if c.Resources != nil {
-			if caps.Resources == nil {
-				caps.Resources = &mcp.ResourcesCapability{}
-			}
 			// Subscriptions are not relayed (as by the bridge).
-			caps.Resources.ListChanged = caps.Resources.ListChanged || c.Resources.ListChanged
+			caps.Resources = &mcp.ResourcesCapability{ListChanged: true}
 		}
 		if c.Completions != nil {
 			caps.Completions = &struct{}{}
