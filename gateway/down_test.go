@@ -40,24 +40,7 @@ func TestBackendGoesAway(t *testing.T) {
 	_, c := start(t, []gateway.Backend{local, srv{name: "mem", tools: []string{"t"}}.backend()},
 		&gateway.Options{HealthInterval: 20 * time.Millisecond, Bridge: bridge.Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
 	ctx := context.Background()
-	lctx, stopListen := context.WithCancel(ctx)
-	defer stopListen()
-	changes := make(chan struct{}, 16)
-	acked := make(chan struct{})
-	go func() {
-		for ev, err := range c.Listen(lctx, client.ListenFilter{ToolsListChanged: true}) {
-			if err != nil {
-				return
-			}
-			if ev.Acknowledged != nil {
-				close(acked)
-			}
-			if ev.Notification != nil && ev.Notification.Method == "notifications/tools/list_changed" {
-				changes <- struct{}{}
-			}
-		}
-	}()
-	<-acked
+	changes := listenTools(t, c)
 	if !slices.Contains(toolNames(t, c), "local_test_simple_text") {
 		t.Fatalf("tools %q lack local's", toolNames(t, c))
 	}

@@ -95,8 +95,10 @@ type Gateway struct {
 
 	mu     sync.Mutex // serializes Reload and Close
 	closed bool
-	stop   chan struct{} // closed by Close: ends watch
+	stop   chan struct{} // closed by Close: ends watch and the start retries
 	done   chan struct{} // closed when watch returned
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // router is one configuration of a Gateway: its backends and the routing
@@ -118,11 +120,25 @@ type backend struct {
 	noPrefix bool
 	allow    map[string]bool // nil: every tool
 	deny     map[string]bool
-	br       *bridge.Bridge
-	print    string // Backend.Fingerprint
+	print    string                        // Backend.Fingerprint
+	brp      atomic.Pointer[bridge.Bridge] // nil until it started
+	why      atomic.Pointer[string]        // why it has not started yet
 
-	mu    sync.Mutex
-	inner *client.Client // a client of br's server, for the resource index
+	mu      sync.Mutex
+	retired bool           // replaced by a Reload, or the gateway closed
+	inner   *client.Client // a client of the bridge's server, for the resource index
+}
+
+// bridge returns the backend's bridge, or nil while it has not started.
+func (b *backend) bridge() *bridge.Bridge { return b.brp.Load() }
+
+// retire marks the backend replaced and returns its bridge, if any: a
+// start still being retried then closes what it starts.
+func (b *backend) retire() *bridge.Bridge {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.retired = true
+	return b.bridge()
 }
 
 // New starts a gateway: one bridge per backend (see bridge.New), then the
@@ -144,8 +160,11 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 	if g.opts.Server.Bus == nil {
 		g.opts.Server.Bus = new(mcp.LocalBus)
 	}
+	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	g.ctx, g.cancel = context.WithCancel(context.Background())
 	r, _, err := g.build(ctx, backends, g.opts.Prefer, nil)
 	if err != nil {
+		g.cancel()
 		return nil, err
 	}
 	g.cur.Store(r)
@@ -156,7 +175,6 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 	so.Provider = g
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
-	g.stop, g.done = make(chan struct{}), make(chan struct{})
 	switch iv := g.opts.HealthInterval; {
 	case iv == mcp.Off:
 		close(g.done)
@@ -177,7 +195,7 @@ func (g *Gateway) watch(every time.Duration) {
 	defer close(g.done)
 	t := time.NewTicker(every)
 	defer t.Stop()
-	was := map[*bridge.Bridge]bool{}
+	was := map[*backend]bool{} // of the router last seen: Reload tells listeners itself
 	for {
 		select {
 		case <-g.stop:
@@ -186,11 +204,11 @@ func (g *Gateway) watch(every time.Duration) {
 		}
 		r := g.cur.Load()
 		changed := false
-		now := make(map[*bridge.Bridge]bool, len(r.backends))
+		now := make(map[*backend]bool, len(r.backends))
 		for _, b := range r.backends {
 			down := b.down(context.Background()) != nil
-			now[b.br] = down
-			if prev, ok := was[b.br]; ok && prev != down {
+			now[b] = down
+			if prev, ok := was[b]; ok && prev != down {
 				changed = true
 				g.log.Info("gateway: a backend changed state", "backend", b.name, "down", down)
 			}
@@ -209,9 +227,11 @@ func (g *Gateway) watch(every time.Duration) {
 	}
 }
 
-// build makes the router of backends, reusing the bridges of old whose
-// backend has the same name and a non-empty, unchanged Fingerprint, and
-// starting the others. It returns the router and the old bridges it
+// build makes the router of backends, reusing the running bridges of old
+// whose backend has the same name and a non-empty, unchanged Fingerprint,
+// and starting the others. A backend that does not start is retried in the
+// background (down meanwhile), unless every backend of a first build
+// failed: that is an error. It returns the router and the old bridges it
 // reused; on an error it has closed the bridges it started.
 func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, old *router) (*router, map[*bridge.Bridge]bool, error) {
 	r := &router{log: g.log, named: map[string]*backend{}, prefer: prefer}
@@ -241,29 +261,89 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 	}
 	reused := map[*bridge.Bridge]bool{}
 	var started []*bridge.Bridge
+	var failed []int
+	var firstErr error
 	for i, b := range backends {
 		if old != nil {
-			if o := old.named[b.Name]; o != nil && b.Fingerprint != "" && o.print == b.Fingerprint {
-				r.backends[i].br = o.br
-				reused[o.br] = true
+			if o := old.named[b.Name]; o != nil && b.Fingerprint != "" && o.print == b.Fingerprint && o.bridge() != nil {
+				r.backends[i].brp.Store(o.bridge())
+				reused[o.bridge()] = true
 				continue
 			}
 		}
-		bo := g.opts.Bridge
-		bo.Backend = b.Transport
-		bo.Logger = g.log.With("backend", b.Name)
-		bo.Server = mcp.ServerOptions{Bus: g.opts.Server.Bus, Logger: bo.Logger}
-		br, err := bridge.New(ctx, &bo)
+		br, err := bridge.New(ctx, g.bridgeOptions(b))
 		if err != nil {
-			for _, s := range started {
-				s.Close()
+			why := err.Error()
+			r.backends[i].why.Store(&why)
+			failed = append(failed, i)
+			if firstErr == nil {
+				firstErr = fmt.Errorf("gateway: backend %q: %w", b.Name, err)
 			}
-			return nil, nil, fmt.Errorf("gateway: backend %q: %w", b.Name, err)
+			continue
 		}
 		started = append(started, br)
-		r.backends[i].br = br
+		r.backends[i].brp.Store(br)
+	}
+	if old == nil && len(failed) == len(backends) {
+		return nil, nil, firstErr
+	}
+	for _, i := range failed {
+		g.log.Warn("gateway: a backend did not start; retrying in the background", "backend", backends[i].Name, "err", *r.backends[i].why.Load())
+		go g.retry(r.backends[i], backends[i])
 	}
 	return r, reused, nil
+}
+
+// bridgeOptions are the bridge options of backend b.
+func (g *Gateway) bridgeOptions(b Backend) *bridge.Options {
+	bo := g.opts.Bridge
+	bo.Backend = b.Transport
+	bo.Logger = g.log.With("backend", b.Name)
+	bo.Server = mcp.ServerOptions{Bus: g.opts.Server.Bus, Logger: bo.Logger}
+	return &bo
+}
+
+// retry starts backend be (configured as b) with backoff until it starts,
+// it is retired, or the gateway closes.
+func (g *Gateway) retry(be *backend, b Backend) {
+	backoff := g.opts.Bridge.MinBackoff
+	if backoff <= 0 {
+		backoff = 100 * time.Millisecond
+	}
+	maxBackoff := g.opts.Bridge.MaxBackoff
+	if maxBackoff <= 0 {
+		maxBackoff = 30 * time.Second
+	}
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-time.After(backoff):
+		}
+		be.mu.Lock()
+		retired := be.retired
+		be.mu.Unlock()
+		if retired {
+			return
+		}
+		br, err := bridge.New(g.ctx, g.bridgeOptions(b))
+		if err != nil {
+			why := err.Error()
+			be.why.Store(&why)
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		be.mu.Lock()
+		if be.retired {
+			be.mu.Unlock()
+			br.Close()
+			return
+		}
+		be.brp.Store(br)
+		be.mu.Unlock()
+		g.log.Info("gateway: a backend started", "backend", b.Name)
+		return
+	}
 }
 
 // Reload changes the gateway's backends to backends (and resources.prefer
@@ -271,8 +351,8 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 // Fingerprint keeps running; the others start, and the backends no longer
 // there (or changed) are closed after the switch, their calls in flight
 // ending with an error. Listeners get list_changed, and server/discover
-// the new union. On an error (a bad backend, one that does not start)
-// nothing changes. Cursors of the old lists may skip or repeat items. It
+// the new union. A backend that does not start is down, retried in the
+// background. On an error (a bad backend) nothing changes. Cursors of the old lists may skip or repeat items. It
 // is safe for concurrent use; reloads run one at a time.
 func (g *Gateway) Reload(ctx context.Context, backends []Backend, prefer string) error {
 	g.mu.Lock()
@@ -292,8 +372,8 @@ func (g *Gateway) Reload(ctx context.Context, backends []Backend, prefer string)
 	}
 	for _, b := range old.backends {
 		b.closeInner()
-		if !reused[b.br] {
-			b.br.Close()
+		if br := b.retire(); br != nil && !reused[br] {
+			br.Close()
 		}
 	}
 	return nil
@@ -312,14 +392,15 @@ func (g *Gateway) Close() error {
 		return nil
 	}
 	g.closed = true
-	if g.stop != nil {
-		close(g.stop)
-		<-g.done
-	}
+	close(g.stop)
+	<-g.done
+	g.cancel()
 	if r := g.cur.Load(); r != nil {
 		for _, b := range r.backends {
 			b.closeInner()
-			b.br.Close()
+			if br := b.retire(); br != nil {
+				br.Close()
+			}
 		}
 	}
 	return nil
@@ -351,7 +432,11 @@ func (g *router) advertisement(intro string) *mcp.Advertisement {
 		sections = append(sections, intro)
 	}
 	for _, b := range g.backends {
-		d := b.br.Describe()
+		br := b.bridge()
+		if br == nil {
+			continue
+		}
+		d := br.Describe()
 		c := &d.Capabilities
 		list(&caps.Tools, c.Tools)
 		list(&caps.Prompts, c.Prompts)
@@ -391,7 +476,11 @@ func (b *backend) toolAllowed(name string) bool {
 
 // has reports whether backend b declared the capability of method.
 func (b *backend) has(method string) bool {
-	c := b.br.Describe().Capabilities
+	br := b.bridge()
+	if br == nil {
+		return false
+	}
+	c := br.Describe().Capabilities
 	switch method {
 	case "tools/list", "tools/call":
 		return c.Tools != nil
@@ -446,7 +535,15 @@ func params(req *mcp.MethodRequest) (map[string]json.RawMessage, error) {
 // down returns why backend b cannot serve now (it exited and is being
 // restarted, say), or nil.
 func (b *backend) down(ctx context.Context) error {
-	if err := b.br.Server().Ready(ctx); err != nil {
+	br := b.bridge()
+	if br == nil {
+		why := "not started"
+		if w := b.why.Load(); w != nil {
+			why = *w
+		}
+		return mcp.Unavailable("Backend unavailable: backend " + b.name + " has not started (" + why + "); retrying")
+	}
+	if err := br.Server().Ready(ctx); err != nil {
 		return mcp.Unavailable("Backend unavailable: backend " + b.name + " is down (" + err.Error() + ")")
 	}
 	return nil
@@ -463,7 +560,7 @@ func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest
 		return nil, err
 	}
 	req.Params = raw
-	res, err := b.br.Provide(ctx, req)
+	res, err := b.bridge().Provide(ctx, req)
 	if err != nil {
 		return nil, b.wrap(err)
 	}
@@ -520,6 +617,9 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 	}
 	if ok && req.Method == "tools/call" && !b.toolAllowed(inner) {
 		ok = false
+	}
+	if ok && b.bridge() == nil {
+		return nil, b.down(ctx) // not started yet: it cannot say what it has
 	}
 	if !ok || !b.has(req.Method) {
 		if req.Method == "tools/call" {

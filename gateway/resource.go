@@ -181,7 +181,11 @@ func (b *backend) client(ctx context.Context) (*client.Client, error) {
 	if b.inner != nil {
 		return b.inner, nil
 	}
-	c, err := client.Connect(ctx, &client.MemoryTransport{Server: b.br.Server()}, &client.Options{NoCache: true, Timeout: -1})
+	br := b.bridge()
+	if br == nil {
+		return nil, b.down(ctx)
+	}
+	c, err := client.Connect(ctx, &client.MemoryTransport{Server: br.Server()}, &client.Options{NoCache: true, Timeout: -1})
 	if err != nil {
 		return nil, err
 	}
