@@ -61,6 +61,9 @@ type ServerConfig struct {
 	// NoPrefix (prefix: false) serves the server's tools and prompts under
 	// their own names. At most one server may set it.
 	NoPrefix bool
+	// Required (required: true) makes the gateway not ready (/readyz 503)
+	// while every required server is down.
+	Required bool
 	// AllowTools, when not empty, are the only tools of the server the
 	// gateway lists and calls (tools.allow, the server's own names);
 	// DenyTools are left out (tools.deny).
@@ -254,7 +257,7 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 	s := &ServerConfig{Name: name, Line: kn.Line}
 	what := "server " + name
 	var envNode, headersNode *yaml.Node
-	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools"}, func(k string, _, v *yaml.Node) error {
+	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required"}, func(k string, _, v *yaml.Node) error {
 		switch k {
 		case "command":
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
@@ -289,6 +292,8 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 				return err
 			}
 			s.Headers = m
+		case "required":
+			return p.scalar(v, what+": required", "!!bool", &s.Required)
 		case "inherit_env":
 			return p.scalar(v, what+": inherit_env", "!!bool", &s.InheritEnv)
 		case "prefix":

@@ -20,6 +20,7 @@ func TestParse(t *testing.T) {
     command: [npx, -y, "@modelcontextprotocol/server-everything"]
     env: {LOG_LEVEL: info, COST: "$$5 ${USER_NAME}"}
     tools: {allow: [echo, add], deny: [add]}
+    required: true
   files:
     url: http://127.0.0.1:9000/mcp
     headers: {Authorization: "Bearer ${FILES_TOKEN}"}
@@ -34,8 +35,8 @@ resources:
 	want := &gateway.Config{
 		Servers: []gateway.ServerConfig{
 			{Name: "everything", Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
-				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Line: 2},
-			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 6},
+				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Required: true, Line: 2},
+			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 7},
 		},
 		Prefer: "files",
 	}

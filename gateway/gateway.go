@@ -36,6 +36,10 @@ type Backend struct {
 	// a running backend whose name and Fingerprint are unchanged. ""
 	// restarts it on every Reload.
 	Fingerprint string
+	// Required makes the gateway not ready (Server().Ready, /readyz 503)
+	// while every required backend is down; a gateway without required
+	// backends is ready whichever are down.
+	Required bool
 	// AllowTools, when not empty, are the only tools of the backend (its
 	// own names) that the gateway lists and calls; DenyTools are never
 	// listed nor called. A call to one that is not let through is
@@ -53,7 +57,7 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 		if stderr != nil {
 			w = stderr(s.Name)
 		}
-		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
+		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Required: s.Required, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
 			Transport: func() client.Transport { return s.Transport(w) }, Fingerprint: s.fingerprint()}
 	}
 	return out
@@ -118,6 +122,7 @@ type backend struct {
 	name     string
 	index    int
 	noPrefix bool
+	required bool
 	allow    map[string]bool // nil: every tool
 	deny     map[string]bool
 	print    string                        // Backend.Fingerprint
@@ -173,6 +178,7 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 		so.Info = mcp.Implementation{Name: "mcpkit-gateway", Version: "0.1.0"}
 	}
 	so.Provider = g
+	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(g.ready))
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
 	switch iv := g.opts.HealthInterval; {
@@ -187,6 +193,26 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 		go g.watch(iv)
 	}
 	return g, nil
+}
+
+// ready is the gateway's readiness check: not ready while every required
+// backend is down, the error naming them and why.
+func (g *Gateway) ready(ctx context.Context) error {
+	var why []string
+	for _, b := range g.cur.Load().backends {
+		if !b.required {
+			continue
+		}
+		err := b.down(ctx)
+		if err == nil {
+			return nil
+		}
+		why = append(why, err.Error())
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return errors.New("gateway: every required backend is down: " + strings.Join(why, "; "))
 }
 
 // watch tells listeners when a backend goes down or comes back, until
@@ -249,7 +275,7 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 		case b.NoPrefix && r.bare != nil:
 			return nil, nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", r.bare.name, b.Name)
 		}
-		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint}
+		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, required: b.Required, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint}
 		r.named[b.Name] = be
 		r.backends = append(r.backends, be)
 		if b.NoPrefix {

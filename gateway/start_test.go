@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -90,4 +91,35 @@ func listenTools(t *testing.T, c *client.Client) <-chan struct{} {
 	}()
 	<-acked
 	return changes
+}
+
+// TestReadyRequired checks readiness: not ready while every required
+// backend is down, ready when one of them is up, and a backend that is
+// not required never makes the gateway unready.
+func TestReadyRequired(t *testing.T) {
+	var up1, up2 atomic.Bool
+	r1, r2 := late(srv{name: "r1", tools: []string{"t"}}, &up1), late(srv{name: "r2", tools: []string{"t"}}, &up2)
+	r1.Required, r2.Required = true, true
+	g, _ := start(t, []gateway.Backend{srv{name: "ok", tools: []string{"t"}}.backend(), r1, r2},
+		&gateway.Options{Bridge: bridge.Options{MinBackoff: 5 * time.Millisecond, MaxBackoff: 10 * time.Millisecond}})
+	ctx := context.Background()
+	err := g.Server().Ready(ctx)
+	if err == nil || !strings.Contains(err.Error(), "backend r1") || !strings.Contains(err.Error(), "backend r2") {
+		t.Errorf("Ready with every required backend down = %v, want an error naming r1 and r2", err)
+	}
+	up2.Store(true) // the background retry starts r2 within its backoff
+	timeout := time.After(20 * time.Second)
+	for g.Server().Ready(ctx) != nil {
+		select {
+		case <-timeout:
+			t.Fatalf("Ready with r2 up = %v, want nil", g.Server().Ready(ctx))
+		default:
+			runtime.Gosched()
+		}
+	}
+
+	g2, _ := start(t, []gateway.Backend{srv{name: "ok", tools: []string{"t"}}.backend(), late(srv{name: "down"}, &atomic.Bool{})}, nil)
+	if err := g2.Server().Ready(ctx); err != nil {
+		t.Errorf("Ready with only a backend that is not required down = %v, want nil", err)
+	}
 }
