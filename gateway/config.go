@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -61,6 +62,9 @@ type ServerConfig struct {
 	// NoPrefix (prefix: false) serves the server's tools and prompts under
 	// their own names. At most one server may set it.
 	NoPrefix bool
+	// Timeout (timeout: 30s) bounds one tools/call, prompts/get or
+	// resources/read round on the server; 0 means none beyond the caller's.
+	Timeout time.Duration
 	// Required (required: true) makes the gateway not ready (/readyz 503)
 	// while every required server is down.
 	Required bool
@@ -257,7 +261,7 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 	s := &ServerConfig{Name: name, Line: kn.Line}
 	what := "server " + name
 	var envNode, headersNode *yaml.Node
-	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required"}, func(k string, _, v *yaml.Node) error {
+	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required", "timeout"}, func(k string, _, v *yaml.Node) error {
 		switch k {
 		case "command":
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
@@ -292,6 +296,16 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 				return err
 			}
 			s.Headers = m
+		case "timeout":
+			var text string
+			if err := p.scalar(v, what+": timeout", "!!str", &text); err != nil {
+				return err
+			}
+			d, err := time.ParseDuration(text)
+			if err != nil || d <= 0 {
+				return p.errf(v, "%s: timeout %q: want a positive duration such as 30s", what, text)
+			}
+			s.Timeout = d
 		case "required":
 			return p.scalar(v, what+": required", "!!bool", &s.Required)
 		case "inherit_env":

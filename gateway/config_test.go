@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -21,6 +22,7 @@ func TestParse(t *testing.T) {
     env: {LOG_LEVEL: info, COST: "$$5 ${USER_NAME}"}
     tools: {allow: [echo, add], deny: [add]}
     required: true
+    timeout: 30s
   files:
     url: http://127.0.0.1:9000/mcp
     headers: {Authorization: "Bearer ${FILES_TOKEN}"}
@@ -35,8 +37,8 @@ resources:
 	want := &gateway.Config{
 		Servers: []gateway.ServerConfig{
 			{Name: "everything", Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
-				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Required: true, Line: 2},
-			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 7},
+				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Required: true, Timeout: 30 * time.Second, Line: 2},
+			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 8},
 		},
 		Prefer: "files",
 	}
@@ -72,6 +74,8 @@ func TestParseErrors(t *testing.T) {
 		{"tools not a list", "servers:\n  a:\n    command: [x]\n    tools: {allow: echo}\n", "gw.yaml:4: server a: tools: allow: want a list of names"},
 		{"tools unknown key", "servers:\n  a:\n    command: [x]\n    tools:\n      only: [echo]\n", "gw.yaml:5: server a: tools: unknown key \"only\""},
 		{"tools empty name", "servers:\n  a:\n    command: [x]\n    tools:\n      deny:\n        - ''\n", "gw.yaml:6: server a: tools: deny: an empty name"},
+		{"bad timeout", "servers:\n  a:\n    command: [x]\n    timeout: soon\n", "gw.yaml:4: server a: timeout \"soon\": want a positive duration"},
+		{"negative timeout", "servers:\n  a:\n    command: [x]\n    timeout: -1s\n", "gw.yaml:4: server a: timeout \"-1s\""},
 		{"env in command not expanded", "servers:\n  a:\n    command: [x]\n    inherit_env: 1\n", "gw.yaml:4: server a: inherit_env: want true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,6 +36,11 @@ type Backend struct {
 	// a running backend whose name and Fingerprint are unchanged. ""
 	// restarts it on every Reload.
 	Fingerprint string
+	// Timeout, when positive, bounds one tools/call, prompts/get or
+	// resources/read round on the backend: past it the backend call is
+	// cancelled (the backend gets notifications/cancelled) and the caller
+	// gets -32603 naming the backend and the timeout.
+	Timeout time.Duration
 	// Required makes the gateway not ready (Server().Ready, /readyz 503)
 	// while every required backend is down; a gateway without required
 	// backends is ready whichever are down.
@@ -57,7 +62,7 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 		if stderr != nil {
 			w = stderr(s.Name)
 		}
-		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Required: s.Required, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
+		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Required: s.Required, Timeout: s.Timeout, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
 			Transport: func() client.Transport { return s.Transport(w) }, Fingerprint: s.fingerprint()}
 	}
 	return out
@@ -123,6 +128,7 @@ type backend struct {
 	index    int
 	noPrefix bool
 	required bool
+	timeout  time.Duration
 	allow    map[string]bool // nil: every tool
 	deny     map[string]bool
 	print    string                        // Backend.Fingerprint
@@ -275,7 +281,7 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 		case b.NoPrefix && r.bare != nil:
 			return nil, nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", r.bare.name, b.Name)
 		}
-		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, required: b.Required, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint}
+		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, required: b.Required, timeout: b.Timeout, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint}
 		r.named[b.Name] = be
 		r.backends = append(r.backends, be)
 		if b.NoPrefix {
@@ -586,8 +592,17 @@ func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest
 		return nil, err
 	}
 	req.Params = raw
-	res, err := b.bridge().Provide(ctx, req)
+	cctx := ctx
+	if b.timeout > 0 && (req.Method == "tools/call" || req.Method == "prompts/get" || req.Method == "resources/read") {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, b.timeout)
+		defer cancel()
+	}
+	res, err := b.bridge().Provide(cctx, req)
 	if err != nil {
+		if ctx.Err() == nil && cctx.Err() != nil {
+			return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: backend " + b.name + ": the call took longer than its timeout (" + b.timeout.String() + ") and was cancelled"}
+		}
 		return nil, b.wrap(err)
 	}
 	return res, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -395,5 +396,30 @@ func TestToolPolicy(t *testing.T) {
 	}
 	if got := callText(t, c, "a_read"); got != "a:read" {
 		t.Errorf("a_read = %q", got)
+	}
+}
+
+// TestCallTimeout checks a backend's per-call timeout: past it the caller
+// gets -32603 naming the backend, and the backend's handler is cancelled.
+func TestCallTimeout(t *testing.T) {
+	slow := mcp.NewServer(&mcp.ServerOptions{Logger: quiet})
+	cancelled := make(chan struct{})
+	mcp.AddTool(slow, &mcp.Tool{Name: "wait", Description: "Waits for its cancellation."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			<-ctx.Done()
+			close(cancelled)
+			return "", ctx.Err()
+		})
+	_, c := start(t, []gateway.Backend{{Name: "slow", Timeout: 50 * time.Millisecond,
+		Transport: func() client.Transport { return &client.MemoryTransport{Server: slow} }}}, nil)
+	_, err := c.CallTool(context.Background(), "slow_wait", nil)
+	var e *mcp.Error
+	if !errors.As(err, &e) || e.Code != -32603 || !strings.Contains(e.Message, "backend slow") || !strings.Contains(e.Message, "timeout (50ms)") {
+		t.Errorf("call past the timeout: err = %v, want -32603 naming backend slow and the timeout", err)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Error("the backend's handler was never cancelled")
 	}
 }
