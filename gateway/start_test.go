@@ -3,8 +3,8 @@ package gateway_test
 import (
 	"context"
 	"errors"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
