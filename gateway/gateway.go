@@ -135,6 +135,11 @@ type backend struct {
 	brp      atomic.Pointer[bridge.Bridge] // nil until it started
 	why      atomic.Pointer[string]        // why it has not started yet
 
+	// ctx ends when the backend is removed (or restarted) by a Reload, or
+	// the gateway closes: the calls in flight on it end then.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	mu      sync.Mutex
 	retired bool           // replaced by a Reload, or the gateway closed
 	inner   *client.Client // a client of the bridge's server, for the resource index
@@ -291,6 +296,9 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 	if r.prefer != "" && r.named[r.prefer] == nil {
 		return nil, nil, fmt.Errorf("gateway: Options.Prefer names no backend: %q", r.prefer)
 	}
+	for _, be := range r.backends {
+		be.ctx, be.cancel = context.WithCancel(context.Background())
+	}
 	reused := map[*bridge.Bridge]bool{}
 	var started []*bridge.Bridge
 	var failed []int
@@ -317,6 +325,9 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 		r.backends[i].brp.Store(br)
 	}
 	if old == nil && len(failed) == len(backends) {
+		for _, be := range r.backends {
+			be.cancel()
+		}
 		return nil, nil, firstErr
 	}
 	for _, i := range failed {
@@ -404,7 +415,11 @@ func (g *Gateway) Reload(ctx context.Context, backends []Backend, prefer string)
 	}
 	for _, b := range old.backends {
 		b.closeInner()
-		if br := b.retire(); br != nil && !reused[br] {
+		br := b.retire()
+		if br == nil || !reused[br] {
+			b.cancel() // its calls in flight end
+		}
+		if br != nil && !reused[br] {
 			br.Close()
 		}
 	}
@@ -430,6 +445,7 @@ func (g *Gateway) Close() error {
 	if r := g.cur.Load(); r != nil {
 		for _, b := range r.backends {
 			b.closeInner()
+			b.cancel()
 			if br := b.retire(); br != nil {
 				br.Close()
 			}
@@ -592,15 +608,21 @@ func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest
 		return nil, err
 	}
 	req.Params = raw
-	cctx := ctx
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.ctx, cancel)() // a reload that removes b ends the call
 	if b.timeout > 0 && (req.Method == "tools/call" || req.Method == "prompts/get" || req.Method == "resources/read") {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, b.timeout)
-		defer cancel()
+		var cancelT context.CancelFunc
+		cctx, cancelT = context.WithTimeout(cctx, b.timeout)
+		defer cancelT()
 	}
 	res, err := b.bridge().Provide(cctx, req)
 	if err != nil {
-		if ctx.Err() == nil && cctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
+		case b.ctx.Err() != nil:
+			return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: backend " + b.name + " was removed or restarted by a reload while the call ran; the call was cancelled"}
+		case cctx.Err() != nil:
 			return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: backend " + b.name + ": the call took longer than its timeout (" + b.timeout.String() + ") and was cancelled"}
 		}
 		return nil, b.wrap(err)

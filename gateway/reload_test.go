@@ -74,3 +74,34 @@ func TestReload(t *testing.T) {
 		t.Errorf("tools after a failed reload (-want +got):\n%s", d)
 	}
 }
+
+// TestReloadInFlight removes a backend while a call to it runs: the call
+// ends with an error naming the backend instead of hanging.
+func TestReloadInFlight(t *testing.T) {
+	slow := mcp.NewServer(&mcp.ServerOptions{Logger: quiet})
+	running := make(chan struct{})
+	mcp.AddTool(slow, &mcp.Tool{Name: "wait", Description: "Waits for its cancellation."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+			close(running)
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+	g, c := start(t, []gateway.Backend{
+		{Name: "slow", Transport: func() client.Transport { return &client.MemoryTransport{Server: slow} }},
+		srv{name: "ok", tools: []string{"t"}}.backend(),
+	}, nil)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(context.Background(), "slow_wait", nil)
+		errc <- err
+	}()
+	<-running
+	if err := g.Reload(context.Background(), []gateway.Backend{srv{name: "ok", tools: []string{"t"}}.backend()}, ""); err != nil {
+		t.Fatal(err)
+	}
+	err := <-errc
+	var e *mcp.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, "backend slow") {
+		t.Errorf("the call in flight on the removed backend: err = %v, want an error naming backend slow", err)
+	}
+}
