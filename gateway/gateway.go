@@ -233,6 +233,9 @@ func (g *Gateway) watch(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	was := map[*backend]bool{} // of the router last seen: Reload tells listeners itself
+	for _, b := range g.cur.Load().backends {
+		was[b] = b.down(context.Background()) != nil // a change before the first tick counts
+	}
 	for {
 		select {
 		case <-g.stop:

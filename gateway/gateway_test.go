@@ -423,3 +423,28 @@ func TestCallTimeout(t *testing.T) {
 		t.Error("the backend's handler was never cancelled")
 	}
 }
+
+// TestMergedPage checks that backends without more pages are joined into
+// one page: a single tools/list answers both, without a nextCursor.
+func TestMergedPage(t *testing.T) {
+	_, c := start(t, []gateway.Backend{
+		srv{name: "a", tools: []string{"x", "y"}}.backend(),
+		srv{name: "b", tools: []string{"z"}}.backend(),
+	}, nil)
+	raw, err := c.Call(context.Background(), "tools/list", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+		NextCursor *string `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Tools) != 3 || page.NextCursor != nil {
+		t.Errorf("one tools/list = %s, want the three tools and no nextCursor", raw)
+	}
+}

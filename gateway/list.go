@@ -34,9 +34,15 @@ type cursor struct {
 	Cursor  string `json:"c,omitempty"`
 }
 
-// list serves one page of a merged list: the next page of one backend,
-// from the sealed cursor's position. A backend that fails is left out
-// (and logged) and the page comes from the next one.
+// MinPageItems is how many items a merged page gathers, at least, before
+// it ends: the pages of backends without more pages are joined until then.
+const MinPageItems = 100
+
+// list serves one page of a merged list, from the sealed cursor's
+// position: backends' pages joined until the page holds MinPageItems or a
+// backend has more pages (the cursor then points into it). A backend that
+// is down or fails is left out (a failure logged). The page is private if
+// any part is, with the smallest TTL of its parts.
 func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string, k kind) (*mcp.ProvidedResult, error) {
 	p, err := params(req)
 	if err != nil {
@@ -56,21 +62,17 @@ func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string
 			return nil, mcp.InvalidParams("Invalid params: the cursor is from another gateway configuration; list again without a cursor")
 		}
 	}
-	for i := pos.Backend; i < len(g.backends); i++ {
+	items := []json.RawMessage{}
+	var hint *mcp.CacheHint
+	var next *cursor
+	for i := pos.Backend; i < len(g.backends) && next == nil && len(items) < MinPageItems; i++ {
 		b := g.backends[i]
-		bc := ""
-		if i == pos.Backend {
-			bc = pos.Cursor
-		}
-		if !b.has(req.Method) {
-			continue
+		if !b.has(req.Method) || b.down(ctx) != nil {
+			continue // a backend that is down: its items leave the list meanwhile
 		}
 		bp := map[string]json.RawMessage{}
-		if bc != "" {
-			bp["cursor"], _ = json.Marshal(bc)
-		}
-		if err := b.down(ctx); err != nil {
-			continue // its items leave the list while it is down
+		if i == pos.Backend && pos.Cursor != "" {
+			bp["cursor"], _ = json.Marshal(pos.Cursor)
 		}
 		res, err := g.forward(ctx, b, req, bp)
 		if err != nil {
@@ -81,37 +83,65 @@ func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string
 			continue
 		}
 		var page map[string]json.RawMessage
-		if err := json.Unmarshal(res.Body, &page); err != nil {
-			g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", req.Method, "err", err)
-			continue
+		var got []json.RawMessage
+		if err = json.Unmarshal(res.Body, &page); err == nil {
+			got, err = g.rename(b, member, k, page[member])
 		}
-		items, err := g.rename(b, member, k, page[member])
 		if err != nil {
 			g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", req.Method, "err", err)
 			continue
 		}
-		out := map[string]any{member: items}
-		next := cursor{Backend: i + 1}
+		items = append(items, got...)
+		hint = mergeHint(hint, res.Cache)
 		var nc string
 		if json.Unmarshal(page["nextCursor"], &nc) == nil && nc != "" {
-			next = cursor{Backend: i, Cursor: nc}
+			next = &cursor{Backend: i, Cursor: nc}
+		} else if len(items) >= MinPageItems && g.more(i+1, req.Method) {
+			next = &cursor{Backend: i + 1}
 		}
-		if g.more(next.Backend, req.Method) || next.Cursor != "" {
-			data, _ := json.Marshal(next)
-			s, err := req.SealCursor(data)
-			if err != nil {
-				return nil, err
-			}
-			out["nextCursor"] = s
-		}
-		body, err := json.Marshal(out)
+	}
+	out := map[string]any{member: items}
+	if next != nil {
+		data, _ := json.Marshal(next)
+		s, err := req.SealCursor(data)
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.ProvidedResult{Body: body, Cache: res.Cache}, nil
+		out["nextCursor"] = s
 	}
-	body, _ := json.Marshal(map[string]any{member: []any{}})
-	return &mcp.ProvidedResult{Body: body, Cache: &mcp.CacheHint{}}, nil
+	body, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	if hint == nil {
+		hint = &mcp.CacheHint{}
+	}
+	return &mcp.ProvidedResult{Body: body, Cache: hint}, nil
+}
+
+// mergeHint merges the cache hints of two parts of one page: private if
+// either is, the smaller TTL (Off, 0 ms, is the smallest; 0, the server's
+// default, yields to a set one).
+func mergeHint(a, b *mcp.CacheHint) *mcp.CacheHint {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		c := *b
+		return &c
+	}
+	if b.Scope == mcp.CachePrivate {
+		a.Scope = mcp.CachePrivate
+	}
+	switch {
+	case a.TTL == mcp.Off || b.TTL == mcp.Off:
+		a.TTL = mcp.Off
+	case a.TTL == 0:
+		a.TTL = b.TTL
+	case b.TTL != 0 && b.TTL < a.TTL:
+		a.TTL = b.TTL
+	}
+	return a
 }
 
 // more reports whether a backend from index i on serves method.

@@ -51,7 +51,7 @@ func TestBackendStartsLate(t *testing.T) {
 		select {
 		case <-changes:
 		case <-timeout:
-			t.Fatal("the late backend never joined the list with a list_changed")
+			t.Fatalf("the late backend never joined the list with a list_changed: %q", toolNames(t, c))
 		}
 	}
 	if got := callText(t, c, "late_t"); got != "late:t" {
