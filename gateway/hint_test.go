@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,5 +28,33 @@ func TestMergeHint(t *testing.T) {
 		if got := mergeHint(tc.a, tc.b); *got != tc.want {
 			t.Errorf("%s: mergeHint = %+v, want %+v", tc.name, *got, tc.want)
 		}
+	}
+}
+
+// TestIndexBounds checks the resource index's cap and that a URI listed by
+// two backends is warned about once, however often it is listed.
+func TestIndexBounds(t *testing.T) {
+	defer func(n int) { maxIndexURIs = n }(maxIndexURIs)
+	maxIndexURIs = 2
+	var logs strings.Builder
+	r := &router{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	a, b := &backend{name: "a", index: 0}, &backend{name: "b", index: 1}
+	for range 3 {
+		r.res.saw(r, b, "x://1")
+		r.res.saw(r, a, "x://1")
+	}
+	if got := r.res.lookup("x://1"); len(got) != 1 || got[0] != a {
+		t.Errorf("x://1 routes to %v, want a (first in config order)", got)
+	}
+	if n := strings.Count(logs.String(), "two backends list one resource URI"); n != 1 {
+		t.Errorf("the duplicate URI was warned about %d times, want once", n)
+	}
+	r.res.saw(r, a, "x://2")
+	r.res.saw(r, a, "x://3") // past the cap
+	if got := r.res.lookup("x://3"); len(got) != 0 {
+		t.Errorf("a URI past the cap routes to %v, want nowhere", got)
+	}
+	if !strings.Contains(logs.String(), "the resource index is full") {
+		t.Error("no warning that the index is full")
 	}
 }

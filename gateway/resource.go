@@ -19,6 +19,14 @@ import (
 // lists that the gateway reads to rebuild its resource index.
 const MaxIndexPages = 100
 
+// MaxIndexURIs bounds the concrete URIs and the templates the resource
+// index holds (each); past it, new ones are not recorded (a URI only
+// there is ResourceNotFound) and a warning is logged once.
+const MaxIndexURIs = 100_000
+
+// maxIndexURIs is MaxIndexURIs, lowered by tests.
+var maxIndexURIs = MaxIndexURIs
+
 // indexRefresh is how often, at most, a read of an unknown URI rebuilds
 // the resource index.
 const indexRefresh = time.Second
@@ -32,6 +40,19 @@ type resourceIndex struct {
 	templates map[string][]*backend // by template text
 	compiled  map[string]*uritemplate.Template
 	built     time.Time
+	warned    map[string]bool // URIs listed by two backends, warned about; "" the cap
+}
+
+// warnOnce reports whether key was not warned about yet, and records it.
+func (x *resourceIndex) warnOnce(key string) bool {
+	if x.warned[key] || len(x.warned) >= maxIndexURIs {
+		return false
+	}
+	if x.warned == nil {
+		x.warned = map[string]bool{}
+	}
+	x.warned[key] = true
+	return true
 }
 
 // saw records that b listed uri.
@@ -43,6 +64,10 @@ func (x *resourceIndex) saw(g *router, b *backend, uri string) {
 	}
 	old := x.uris[uri]
 	switch {
+	case old == nil && len(x.uris) >= maxIndexURIs:
+		if x.warnOnce("") {
+			g.log.Warn("gateway: the resource index is full; URIs listed from now on are not routed", "max", maxIndexURIs)
+		}
 	case old == nil:
 		x.uris[uri] = b
 	case old != b:
@@ -51,7 +76,9 @@ func (x *resourceIndex) saw(g *router, b *backend, uri string) {
 			first, other = b, old
 			x.uris[uri] = b
 		}
-		g.log.Warn("gateway: two backends list one resource URI; reads go to the first in config order", "uri", uri, "to", first.name, "also", other.name)
+		if x.warnOnce(uri) {
+			g.log.Warn("gateway: two backends list one resource URI; reads go to the first in config order", "uri", uri, "to", first.name, "also", other.name)
+		}
 	}
 }
 
@@ -70,6 +97,9 @@ func (x *resourceIndex) sawTemplate(b *backend, tmpl string) {
 		if o == b {
 			return
 		}
+	}
+	if len(x.templates) >= maxIndexURIs {
+		return
 	}
 	x.templates[tmpl] = append(x.templates[tmpl], b)
 	x.compiled[tmpl] = t
