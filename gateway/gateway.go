@@ -272,7 +272,8 @@ func (g *Gateway) watch(every time.Duration) {
 // and starting the others. A backend that does not start is retried in the
 // background (down meanwhile), unless every backend of a first build
 // failed: that is an error. It returns the router and the old bridges it
-// reused; on an error it has closed the bridges it started.
+// reused. It fails only when no backend of a first build started, so
+// nothing is left to close then.
 func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, old *router) (*router, map[*bridge.Bridge]bool, error) {
 	r := &router{log: g.log, named: map[string]*backend{}, prefer: prefer}
 	if len(backends) == 0 {
@@ -303,7 +304,6 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 		be.ctx, be.cancel = context.WithCancel(context.Background())
 	}
 	reused := map[*bridge.Bridge]bool{}
-	var started []*bridge.Bridge
 	var failed []int
 	var firstErr error
 	for i, b := range backends {
@@ -324,7 +324,6 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 			}
 			continue
 		}
-		started = append(started, br)
 		r.backends[i].brp.Store(br)
 	}
 	if old == nil && len(failed) == len(backends) {

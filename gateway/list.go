@@ -218,7 +218,7 @@ func (g *router) publicName(b *backend, name string) (string, error) {
 		return "", fmt.Errorf("%q is longer than %d characters", full, MaxNameLen)
 	}
 	if !nameChars.MatchString(full) {
-		return "", fmt.Errorf("%q has characters outside A-Z, a-z, 0-9, _, - and .", full)
+		return "", fmt.Errorf("%q has characters outside A-Z, a-z, 0-9, _, - and '.'", full)
 	}
 	return full, nil
 }
