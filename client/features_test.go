@@ -209,6 +209,44 @@ func TestListen(t *testing.T) {
 	}
 }
 
+// TestListenLegacyShared checks that two Listen streams on one legacy
+// session that name the same resource share its subscription: the one
+// that ends first leaves the other subscribed.
+func TestListenLegacyShared(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := testServer(t)
+	defer s.Shutdown(context.Background())
+	c, err := client.Connect(ctx, transports(t, s)["memory"], &client.Options{Eras: only(mcp.EraLegacy)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f := client.ListenFilter{ResourceSubscriptions: []string{"test://a"}}
+	var got []string
+	for ev, err := range c.Listen(ctx, f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Acknowledged != nil {
+			// A second stream on the same URI opens and ends.
+			for ev2, err := range c.Listen(ctx, f) {
+				if err != nil || ev2.Acknowledged == nil {
+					t.Fatalf("second stream: %+v, %v", ev2, err)
+				}
+				break
+			}
+			s.NotifyResourceUpdated("test://a")
+			continue
+		}
+		got = append(got, ev.Notification.Method)
+		break
+	}
+	if diff := cmp.Diff([]string{"notifications/resources/updated"}, got); diff != "" {
+		t.Errorf("the first stream's notifications (-want +got):\n%s", diff)
+	}
+}
+
 func TestListenStdio(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
