@@ -105,6 +105,7 @@ type Bridge struct {
 	log  *slog.Logger
 	pool *pool
 	held heldCalls
+	subs subscriptions
 	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
 	schemas schemas
 	id      string // this replica, in sealed states
@@ -161,6 +162,31 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		}
 	}
 	so.Provider = b
+	if user := so.Listen.Observe; user != nil {
+		so.Listen.Observe = func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
+			end, err := user(ctx, info, f)
+			if err != nil {
+				return end, err
+			}
+			end2, err := b.observeListen(ctx, info, f)
+			if err != nil {
+				if end != nil {
+					end()
+				}
+				return nil, err
+			}
+			return func() {
+				if end2 != nil {
+					end2()
+				}
+				if end != nil {
+					end()
+				}
+			}, nil
+		}
+	} else {
+		so.Listen.Observe = b.observeListen
+	}
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(b.ready))
 	b.srv = mcp.NewServer(&so)
 	b.pool = newPool(b)
@@ -216,8 +242,10 @@ func (b *Bridge) adopt(probe *client.Client) {
 		Logging:     caps.Logging,
 	}
 	if caps.Resources != nil {
-		// Resource subscriptions are not relayed yet: only list changes.
-		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged}
+		// Subscriptions are relayed as the legacy resources/subscribe
+		// (subscribe.go); a modern backend's listen streams are not yet.
+		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged,
+			Subscribe: caps.Resources.Subscribe && probe.Era() == mcp.EraLegacy}
 	}
 	b.srv.Advertise(&mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()})
 	b.mu.Lock()

@@ -110,18 +110,32 @@ func newBridgeBackend(t *testing.T, edit func(*bridge.Options)) (*bridge.Bridge,
 	o := &bridge.Options{
 		Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
 		Eras:    client.LegacyOnly,
-		Server:  mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
-		Logger:  quiet,
 	}
 	if edit != nil {
 		edit(o)
+	}
+	return startBridge(t, o), started, be
+}
+
+// startBridge starts a bridge with o, quiet and with the test's state
+// keys unless o sets its own, closed when the test ends.
+func startBridge(t *testing.T, o *bridge.Options) *bridge.Bridge {
+	t.Helper()
+	if o.Server.Logger == nil {
+		o.Server.Logger = quiet
+	}
+	if o.Server.State.Keys == nil {
+		o.Server.State.Keys = testKeys
+	}
+	if o.Logger == nil {
+		o.Logger = quiet
 	}
 	b, err := bridge.New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return b, started, be
+	return b
 }
 
 func TestDiscoverFromBackend(t *testing.T) {
@@ -580,17 +594,11 @@ func TestIdleSessionThatExited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bridge.New(context.Background(), &bridge.Options{
+	b := startBridge(t, &bridge.Options{
 		Backend: func() client.Transport {
 			return &client.CommandTransport{Command: exe, Env: []string{"BRIDGE_TEST_BACKEND=1"}, Stderr: io.Discard}
 		},
-		Server: mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
-		Logger: quiet,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	c := mcptest.NewClient(t, b.Server())
 	if _, err := c.Client().CallTool(context.Background(), "exitsoon", nil); err != nil {
 		t.Fatal(err)
