@@ -17,8 +17,11 @@
 // input_required result (keys r1, r2, ...); the retry's inputResponses
 // answer the waiting backend requests and the call goes on. The held call
 // lives on the replica that started it (see docs/bridge.md for running
-// several). A backend that exits is restarted with backoff; calls in flight
-// on it get -32603 naming its exit status, never its stderr.
+// several). A backend that exits, or stops answering pings, is restarted
+// with backoff; calls in flight on it get -32603 naming its exit status (or
+// that it stopped answering), never its stderr. A front listen stream's
+// resourceSubscriptions become the backend's resources/subscribe, one per
+// (key, URI), reference-counted.
 package bridge
 
 import (
@@ -30,6 +33,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
@@ -82,6 +86,16 @@ type Options struct {
 	// backend whose probe session ended: it doubles from MinBackoff
 	// (default 100ms) to MaxBackoff (default 30s) while starts fail.
 	MinBackoff, MaxBackoff time.Duration
+	// PingInterval is how often the probe session, and every backend
+	// session while calls are in flight on it, is pinged, to find a
+	// backend that stops answering without exiting. Default 10s; mcp.Off
+	// turns the pings off.
+	PingInterval time.Duration
+	// PingTimeout bounds the wait for a ping's answer: past it the
+	// backend session is ended (a stdio backend's process too), its calls
+	// in flight get -32603, and the backend is restarted as after an
+	// exit. Default 5s.
+	PingTimeout time.Duration
 	// AdvertiseURL is this replica's own MCP endpoint as the other
 	// replicas reach it (an internal address). It is sealed into the
 	// requestState of held calls, and a replica that gets the retry of a
@@ -143,6 +157,10 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	o.Gather = setting("Gather", o.Gather, 20*time.Millisecond)
 	o.MinBackoff = setting("MinBackoff", o.MinBackoff, 100*time.Millisecond)
 	o.MaxBackoff = setting("MaxBackoff", o.MaxBackoff, 30*time.Second)
+	if o.PingInterval != mcp.Off {
+		o.PingInterval = setting("PingInterval", o.PingInterval, 10*time.Second)
+	}
+	o.PingTimeout = setting("PingTimeout", o.PingTimeout, 5*time.Second)
 	b.log = o.Logger
 	if b.log == nil {
 		b.log = o.Server.Logger
@@ -258,12 +276,17 @@ func (b *Bridge) adopt(probe *client.Client) {
 func (b *Bridge) supervise(ctx context.Context, probe *client.Client) {
 	defer close(b.stopped)
 	for {
+		var hung atomic.Bool
+		go b.watch(probe, &hung, func() bool { return true })
 		select {
 		case <-ctx.Done():
 			return
 		case <-probe.Done():
 		}
 		reason := exitReason(probe)
+		if hung.Load() {
+			reason = b.hungReason()
+		}
 		b.log.Warn("bridge: the backend exited; restarting", "exit", reason)
 		probe.Close()
 		backoff := b.opts.MinBackoff

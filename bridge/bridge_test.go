@@ -410,6 +410,10 @@ func TestBackendExit(t *testing.T) {
 	}
 }
 
+// stdioBackendTools add tools to the stdio backend of TestMain (from
+// platform-specific test files).
+var stdioBackendTools []func(*mcp.Server)
+
 // TestMain runs the test binary as a stdio backend for TestBackendExit.
 func TestMain(m *testing.M) {
 	if os.Getenv("BRIDGE_TEST_BACKEND") == "1" {
@@ -428,6 +432,9 @@ func TestMain(m *testing.M) {
 				}()
 				return "bye", nil
 			})
+		for _, add := range stdioBackendTools {
+			add(s)
+		}
 		s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
 	}

@@ -448,6 +448,9 @@ func (b *Bridge) backendError(ctx context.Context, s *session, err error) error 
 	if ended {
 		b.pool.markDead(s)
 		s.c.Close() // reaps the process, for its exit status
+		if s.hung.Load() {
+			return &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend was ended during the call: " + b.hungReason()}
+		}
 		reason := exitReason(s.c)
 		b.log.Warn("bridge: a backend session ended during a call", "exit", reason, "err", err)
 		return &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend exited during the call (" + reason + ")"}

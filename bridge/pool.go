@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
@@ -65,6 +66,8 @@ type session struct {
 	exclusive bool
 	lastUsed  time.Time
 	dead      bool
+
+	hung atomic.Bool // the watchdog ended the session: it stopped answering
 
 	mu  sync.Mutex
 	cur *heldCall // the call of an exclusive lease, whose caller gets the backend's requests
@@ -184,6 +187,11 @@ func (p *pool) open(ctx context.Context, key string, caps mcp.ClientCapabilities
 		return nil, mcp.Unavailable("Server shutting down")
 	}
 	p.byKey[key] = append(p.byKey[key], s)
+	go p.b.watch(c, &s.hung, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return s.users > 0
+	})
 	return s, nil
 }
 
