@@ -12,7 +12,9 @@
 // that declared sampling, elicitation or roots, or asked for a log level,
 // gets its session to itself for the call (an exclusive lease): that is how
 // the backend's requests and log messages are tied to the call that caused
-// them. A backend's sampling/createMessage, elicitation/create and
+// them (a modern backend needs none of this: it gets the caller's
+// capabilities in each request, and its input_required becomes the
+// front's). A backend's sampling/createMessage, elicitation/create and
 // roots/list during tools/call, prompts/get or resources/read become one
 // input_required result (keys r1, r2, ...); the retry's inputResponses
 // answer the waiting backend requests and the call goes on. The held call
@@ -119,7 +121,9 @@ type Bridge struct {
 	log  *slog.Logger
 	pool *pool
 	held heldCalls
-	subs subscriptions
+	// modern reports that the backend speaks 2026-07-28 (modern.go).
+	modern atomic.Bool
+	subs   subscriptions
 	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
 	schemas schemas
 	id      string // this replica, in sealed states
@@ -265,6 +269,7 @@ func (b *Bridge) adopt(probe *client.Client) {
 		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged,
 			Subscribe: caps.Resources.Subscribe && probe.Era() == mcp.EraLegacy}
 	}
+	b.modern.Store(probe.Era() != mcp.EraLegacy)
 	b.srv.Advertise(&mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()})
 	b.mu.Lock()
 	b.probe, b.notOK = probe, nil

@@ -193,17 +193,7 @@ func TestSamplingBecomesInputRequired(t *testing.T) {
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) {
 			b, _ := newBridge(t, nil)
-			n := 0
-			var mu sync.Mutex
-			opts := []mcptest.Option{mcptest.ClientOptions(func(o *client.Options) {
-				o.Sample = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-					mu.Lock()
-					n++
-					k := n
-					mu.Unlock()
-					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("ans", k)}}}, nil
-				}
-			})}
+			opts := []mcptest.Option{countingSampler()}
 			if era == "legacy" {
 				opts = append(opts, mcptest.Legacy())
 			}
@@ -217,6 +207,22 @@ func TestSamplingBecomesInputRequired(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingSampler makes a test client answer its nth sampling request
+// "ans<n>".
+func countingSampler() mcptest.Option {
+	var mu sync.Mutex
+	n := 0
+	return mcptest.ClientOptions(func(o *client.Options) {
+		o.Sample = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			n++
+			k := n
+			mu.Unlock()
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("ans", k)}}}, nil
+		}
+	})
 }
 
 // The first round on the wire: one input_required result keyed as the

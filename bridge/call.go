@@ -25,6 +25,9 @@ func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.Prov
 	if err != nil {
 		return nil, err
 	}
+	if b.modern.Load() {
+		return b.provideModern(ctx, req, params)
+	}
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read":
 		return b.call(ctx, req, params)

@@ -15,3 +15,9 @@ func EndedSessions(b *Bridge) int {
 	}
 	return n
 }
+
+// Sessions counts the open backend sessions, the probe not counted.
+func Sessions(b *Bridge) int {
+	total, _ := b.pool.stats()
+	return total
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -82,6 +83,41 @@ func textOf(t *testing.T, r *mcp.CallToolResult, err error) string {
 		t.Fatalf("content %T", r.Content[0])
 	}
 	return tc.Text
+}
+
+// ReturnInputRequired hands the input_required round to the caller, who
+// retries with the answers and the requestState.
+func TestReturnInputRequired(t *testing.T) {
+	ctx := context.Background()
+	c, err := client.Connect(ctx, transports(t, inputServer(t))["memory"], inputOptions(mcp.EraModern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, err := c.Call(ctx, "tools/call", map[string]any{"name": "sample"}, client.ReturnInputRequired())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ir struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  *string                    `json:"requestState"`
+	}
+	if err := json.Unmarshal(raw, &ir); err != nil || ir.ResultType != "input_required" || ir.InputRequests["q"] == nil {
+		t.Fatalf("first round = %s (%v), want input_required asking q", raw, err)
+	}
+	retry := map[string]any{"name": "sample", "inputResponses": map[string]any{
+		"q": map[string]any{"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "5"}}}}
+	if ir.RequestState != nil {
+		retry["requestState"] = *ir.RequestState
+	}
+	raw, err = c.Call(ctx, "tools/call", retry, client.ReturnInputRequired())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "model said 5") {
+		t.Errorf("retry = %s, want the caller's answer used", raw)
+	}
 }
 
 func TestInputHandlersBothEras(t *testing.T) {
