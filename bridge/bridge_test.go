@@ -567,9 +567,27 @@ func TestGatherOneRound(t *testing.T) {
 // (an exclusive lease: on stdio a log message names no request), at its
 // level.
 func TestLogsRelayed(t *testing.T) {
-	for _, era := range []client.EraPreference{client.LegacyOnly, client.AnyEra} {
-		t.Run(era.String(), func(t *testing.T) {
-			b, _ := newBridge(t, func(o *bridge.Options) { o.Eras = era })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdio := func(o *bridge.Options) {
+		o.Eras = client.AnyEra
+		o.Backend = func() client.Transport {
+			return &client.CommandTransport{Command: exe, Env: []string{"BRIDGE_TEST_BACKEND=1"}, Stderr: io.Discard}
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*bridge.Options)
+	}{
+		{"legacy", func(o *bridge.Options) { o.Eras = client.LegacyOnly }},
+		{"modern", func(o *bridge.Options) { o.Eras = client.AnyEra }},
+		// On stdio a modern backend's log message names no request either.
+		{"modern stdio", stdio},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, _ := newBridge(t, tt.edit)
 			c := mcptest.NewClient(t, b.Server())
 			var got []string
 			_, err := c.Client().CallTool(context.Background(), "logs", nil, client.WithLogLevel(mcp.LevelInfo),

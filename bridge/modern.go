@@ -38,7 +38,11 @@ type modernState struct {
 // provideModern forwards req to a modern backend.
 func (b *Bridge) provideModern(ctx context.Context, req *mcp.MethodRequest, params json.RawMessage) (*mcp.ProvidedResult, error) {
 	key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
-	s, err := b.pool.acquire(ctx, emptyKey, mcp.ClientCapabilities{}, false)
+	// A caller that asks for logs leases the session for the call: on
+	// stdio a log message names no request, so the session's messages
+	// are the call's (as for a legacy backend).
+	lvl := req.Info.LogLevel
+	s, err := b.pool.acquire(ctx, emptyKey, mcp.ClientCapabilities{}, lvl != "")
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +51,18 @@ func (b *Bridge) provideModern(ctx context.Context, req *mcp.MethodRequest, para
 		client.WithMeta(map[string]any{iclient.MetaClientCapabilities: caps}),
 		client.WithProgress(func(p client.Progress) { req.Progress(p.Progress, p.Total, p.Message) }),
 	}
-	if lvl := req.Info.LogLevel; lvl != "" {
-		opts = append(opts, client.WithLogLevel(lvl), client.WithLog(func(m *client.LogMessage) { req.Log(m.Level, m.Logger, m.Data) }))
+	if lvl != "" {
+		h := &heldCall{}
+		h.front.Store(req)
+		s.mu.Lock()
+		s.cur = h
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.cur = nil
+			s.mu.Unlock()
+		}()
+		opts = append(opts, client.WithLogLevel(lvl), client.WithLog(h.log))
 	}
 	res := &mcp.ProvidedResult{}
 	switch req.Method {

@@ -78,7 +78,9 @@ func (s *session) ask(ctx context.Context, method string, params json.RawMessage
 	s.mu.Lock()
 	h := s.cur
 	s.mu.Unlock()
-	if h == nil {
+	if h == nil || h.ctx == nil {
+		// No call, or one leased for its logs only (a modern backend's
+		// input requests come as input_required, never as requests).
 		return nil, errNoCaller
 	}
 	return h.ask(ctx, method, params)
