@@ -496,13 +496,6 @@ func (t *heldCalls) take(id string) *heldCall {
 	return h
 }
 
-// count is the number of held calls.
-func (t *heldCalls) count() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.m)
-}
-
 // cancelAll cancels every held call (Close).
 func (t *heldCalls) cancelAll() {
 	t.mu.Lock()

@@ -18,6 +18,7 @@ func EndedSessions(b *Bridge) int {
 
 // Sessions counts the open backend sessions, the probe not counted.
 func Sessions(b *Bridge) int {
-	total, _ := b.pool.stats()
-	return total
+	b.pool.mu.Lock()
+	defer b.pool.mu.Unlock()
+	return b.pool.total
 }

@@ -303,10 +303,3 @@ func (p *pool) closeAll() {
 	}
 	wg.Wait()
 }
-
-// stats reports the open sessions, for tests.
-func (p *pool) stats() (total int, keys int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.total, len(p.byKey)
-}

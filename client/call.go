@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -20,6 +21,7 @@ type CallOption func(*callConfig)
 type callConfig struct {
 	meta     map[string]any
 	progress func(Progress)
+	status   func(TaskState)
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
@@ -42,9 +44,22 @@ func WithMeta(meta map[string]any) CallOption {
 }
 
 // WithProgress asks the server for progress notifications and passes them
-// to fn while the request runs.
+// to fn while the request runs. When a tool call becomes a task, CallTool
+// and Task.Wait go on calling fn while they poll: each change of the task's
+// statusMessage comes as a Progress with only Message set. fn is called on
+// the caller's goroutine or the client's reader, one call at a time.
 func WithProgress(fn func(Progress)) CallOption {
 	return func(c *callConfig) { c.progress = fn }
+}
+
+// WithTaskStatus passes fn the whole state of the task a tool call became,
+// each time CallTool or Task.Wait sees it change (status, statusMessage or
+// lastUpdatedAt): the state of the CreateTaskResult first, then each
+// changed tasks/get, the terminal one last. fn is called on the goroutine
+// that polls, one call at a time; the state is a copy fn may keep. The
+// option has no effect on a call that does not become a task.
+func WithTaskStatus(fn func(TaskState)) CallOption {
+	return func(c *callConfig) { c.status = fn }
 }
 
 // WithLog passes the log messages the server sends for this request to fn
@@ -291,7 +306,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, params map[string
 		if ctx.Err() != nil && !errors.Is(err, ErrTimeout) {
 			return nil, fmt.Errorf("client: %s: %w", method, ctx.Err())
 		}
-		return nil, fmt.Errorf("client: %s: %w", method, publicError(err))
+		return nil, &callError{method: method, err: publicError(err)}
 	}
 	if r.TooLarge {
 		return nil, fmt.Errorf("client: %s: %w", method, ErrTooLarge)
@@ -359,3 +374,16 @@ func (c *Client) Ping(ctx context.Context) error {
 	_, err := c.call(ctx, c.ev.pingMethod(), nil, newConfig([]CallOption{NoCache()}))
 	return err
 }
+
+// callError is a request's transport failure: "client: METHOD: " and the
+// cause, whose own "client: " prefix (a *TransportError's) is not repeated.
+type callError struct {
+	method string
+	err    error
+}
+
+func (e *callError) Error() string {
+	return "client: " + e.method + ": " + strings.TrimPrefix(e.err.Error(), "client: ")
+}
+
+func (e *callError) Unwrap() error { return e.err }

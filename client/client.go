@@ -235,7 +235,7 @@ type Client struct {
 	// subs are the open subscriptions/listen streams by request id (raw
 	// JSON), legacySubs the legacy listeners.
 	subs       map[string]func(*jsonrpc.Message)
-	legacySubs map[string]func(*jsonrpc.Message)
+	legacySubs map[string]func(*jsonrpc.Message) bool // reports whether it took the notification
 	nextTok    int64
 	// subMu serializes the legacy resources/subscribe and
 	// resources/unsubscribe calls, and guards uriRefs: how many legacy
@@ -248,7 +248,7 @@ type Client struct {
 // Connect opens t and negotiates a protocol version with the server behind
 // it, as the package documentation describes.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
-	c := &Client{progress: map[string]*callState{}, headerTools: map[string]json.RawMessage{}, subs: map[string]func(*jsonrpc.Message){}, legacySubs: map[string]func(*jsonrpc.Message){}}
+	c := &Client{progress: map[string]*callState{}, headerTools: map[string]json.RawMessage{}, subs: map[string]func(*jsonrpc.Message){}, legacySubs: map[string]func(*jsonrpc.Message) bool{}}
 	c.life, c.kill = context.WithCancel(context.Background())
 	if opts != nil {
 		c.opts = *opts

@@ -148,3 +148,34 @@ func ExampleClient_Call() {
 	fmt.Println(d.SupportedVersions[0])
 	// Output: 2026-07-28
 }
+
+// A tool's structured result, decoded into the caller's own type: the client fills
+// StructuredContent with the raw JSON the server sent, and DecodeStructured decodes it.
+func ExampleClient_CallTool_decodeStructured() {
+	type forecast struct {
+		City  string  `json:"city"`
+		TempC float64 `json:"tempC"`
+	}
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "weather"}})
+	mcp.AddTool(s, &mcp.Tool{Name: "forecast", Description: "Tomorrow's weather."},
+		func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (forecast, error) {
+			return forecast{City: "Oslo", TempC: -3.5}, nil
+		})
+	ctx := context.Background()
+	c, err := client.Connect(ctx, &client.MemoryTransport{Server: s}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.CallTool(ctx, "forecast", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var f forecast
+	if err := res.DecodeStructured(&f); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %.1f°C\n", f.City, f.TempC)
+	// Output:
+	// Oslo: -3.5°C
+}

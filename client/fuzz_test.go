@@ -48,7 +48,7 @@ func fuzzClient(reply []byte, notes [][]byte) *Client {
 		progress:    map[string]*callState{},
 		headerTools: map[string]json.RawMessage{},
 		subs:        map[string]func(*jsonrpc.Message){},
-		legacySubs:  map[string]func(*jsonrpc.Message){},
+		legacySubs:  map[string]func(*jsonrpc.Message) bool{},
 		scaps:       &mcp.ServerCapabilities{},
 	}
 	c.life, c.kill = context.WithCancel(context.Background())

@@ -185,13 +185,17 @@ func (c *Client) onNotify(raw []byte, m *jsonrpc.Message) {
 	}
 	if c.legacy.Load() {
 		c.mu.Lock()
-		fns := make([]func(*jsonrpc.Message), 0, len(c.legacySubs))
+		fns := make([]func(*jsonrpc.Message) bool, 0, len(c.legacySubs))
 		for _, fn := range c.legacySubs {
 			fns = append(fns, fn)
 		}
 		c.mu.Unlock()
+		took := false
 		for _, fn := range fns {
-			fn(m)
+			took = fn(m) || took // every listener whose filter wants it gets it
+		}
+		if took {
+			return
 		}
 	}
 	switch m.Method {

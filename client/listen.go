@@ -264,14 +264,15 @@ func (c *Client) listenLegacy(ctx context.Context, filter ListenFilter) iter.Seq
 			}
 		}
 		events := make(chan *ListenEvent, listenBuffer)
-		fn := func(m *jsonrpc.Message) {
+		fn := func(m *jsonrpc.Message) bool {
 			if !legacyWanted(ack, m) {
-				return
+				return false
 			}
 			select {
 			case events <- listenEvent(m):
 			case <-ctx.Done():
 			}
+			return true
 		}
 		c.mu.Lock()
 		c.nextTok++

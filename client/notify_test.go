@@ -3,6 +3,8 @@ package client_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,5 +101,29 @@ func TestTransportError(t *testing.T) {
 	var te *client.TransportError
 	if !errors.As(err, &te) {
 		t.Errorf("Connect to a closed port = %v (%T), want a *client.TransportError inside", err, err)
+	}
+}
+
+// A call whose server went away fails with one "client:" prefix, the
+// *client.TransportError in its chain.
+func TestCallTransportErrorMessage(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "n"}, State: stateKeys})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "ok", nil
+	})
+	srv := httptest.NewServer(s)
+	c, err := client.Connect(context.Background(), &client.HTTPTransport{URL: srv.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv.Close()
+	_, err = c.CallTool(context.Background(), "echo", nil)
+	var te *client.TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("CallTool after the server closed = %v (%T), want a *client.TransportError inside", err, err)
+	}
+	if n := strings.Count(err.Error(), "client:"); n != 1 || !strings.HasPrefix(err.Error(), "client: tools/call: ") {
+		t.Errorf("error %q: want one \"client:\", at the start, then the method", err)
 	}
 }

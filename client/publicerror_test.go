@@ -31,3 +31,17 @@ func TestPublicError(t *testing.T) {
 		t.Error("publicError changed an error without a transport error in it")
 	}
 }
+
+// A request's transport failure names the package once: "client: METHOD:
+// Op: cause", the *TransportError still in its chain.
+func TestCallErrorOnePrefix(t *testing.T) {
+	inner := &iclient.TransportError{Op: "POST http://x/mcp", Err: io.ErrClosedPipe}
+	err := error(&callError{method: "tools/call", err: publicError(inner)})
+	if got, want := err.Error(), "client: tools/call: POST http://x/mcp: io: read/write on closed pipe"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	var te *TransportError
+	if !errors.As(err, &te) || !errors.Is(err, io.ErrClosedPipe) {
+		t.Errorf("%v lost its *TransportError or its cause", err)
+	}
+}

@@ -33,6 +33,8 @@ type Task struct {
 	// State is the last state seen (from the CreateTaskResult or the last
 	// tasks/get).
 	State TaskState
+
+	cfg *callConfig // the progress and status callbacks of the call that made it
 }
 
 // TaskState is the state of a task as tasks/get (or the CreateTaskResult)
@@ -169,7 +171,8 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 		}
 		p["arguments"] = json.RawMessage(raw)
 	}
-	res, err := c.call(ctx, "tools/call", p, newConfig(opts))
+	cfg := newConfig(opts)
+	res, err := c.call(ctx, "tools/call", p, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -178,7 +181,7 @@ func (c *Client) StartTool(ctx context.Context, name string, args any, opts ...C
 		if err := json.Unmarshal(res, &st); err != nil || st.TaskID == "" {
 			return nil, nil, &ProtocolError{Method: "tools/call", Msg: "malformed CreateTaskResult"}
 		}
-		return nil, &Task{c: c, ID: st.TaskID, State: st}, nil
+		return nil, &Task{c: c, ID: st.TaskID, State: st, cfg: cfg}, nil
 	}
 	out, err := decodeToolResult(name, res)
 	return out, nil, err
@@ -232,10 +235,20 @@ func (t *Task) Cancel(ctx context.Context) error {
 // isError is set), the task's error as an *mcp.Error when it failed, or
 // ErrTaskCancelled. Each poll is bounded by the client's timeout; Wait as a
 // whole by ctx alone.
-func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
+//
+// While it polls, each change of the task's statusMessage goes to the
+// WithProgress callback, and each changed state to the WithTaskStatus one:
+// those of opts, or else those of the StartTool call that returned t.
+func (t *Task) Wait(ctx context.Context, opts ...CallOption) (*mcp.CallToolResult, error) {
 	answered := map[string]time.Time{} // input key -> lastUpdatedAt when answered
+	cfg := t.cfg
+	if len(opts) > 0 || cfg == nil {
+		cfg = newConfig(opts)
+	}
+	var seen *TaskState // the last state reported
 	st := &t.State
 	for polls := 0; ; polls++ {
+		seen = reportTask(cfg, seen, st)
 		// A CreateTaskResult may already say completed without carrying
 		// the result: tasks/get has it.
 		if st.Status.Terminal() && (st.Status == mcp.TaskCancelled || len(st.Result) > 0 || len(st.Error) > 0 || polls > 0) {
@@ -260,6 +273,7 @@ func (t *Task) Wait(ctx context.Context) (*mcp.CallToolResult, error) {
 			return nil, err
 		}
 	}
+	reportTask(cfg, seen, st)
 	switch st.Status {
 	case mcp.TaskCancelled:
 		return nil, ErrTaskCancelled
@@ -315,6 +329,23 @@ func (t *Task) answer(ctx context.Context, st *TaskState, answered map[string]ti
 	}
 	_, err := t.c.call(ctx, "tasks/update", map[string]any{"taskId": t.ID, "inputResponses": responses}, newConfig(nil))
 	return err
+}
+
+// reportTask passes st to cfg's callbacks when it differs from seen (the
+// last state reported, nil for none) and returns what is now the last
+// state reported.
+func reportTask(cfg *callConfig, seen, st *TaskState) *TaskState {
+	if seen != nil && seen.Status == st.Status && seen.StatusMessage == st.StatusMessage && seen.LastUpdatedAt.Equal(st.LastUpdatedAt) {
+		return seen
+	}
+	if cfg.progress != nil && st.StatusMessage != "" && (seen == nil || seen.StatusMessage != st.StatusMessage) {
+		cfg.progress(Progress{Message: st.StatusMessage})
+	}
+	if cfg.status != nil {
+		cfg.status(*st)
+	}
+	cp := *st
+	return &cp
 }
 
 func pollInterval(st *TaskState) time.Duration {

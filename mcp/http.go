@@ -148,7 +148,10 @@ func (s *Server) readHTTPBody(w http.ResponseWriter, r *http.Request, buf *[]byt
 		writeHTTPError(w, jsonrpc.ID{}, errBodyTooLarge)
 		return nil, 0, false
 	}
-	timed := s.bodyTimeout > 0 && setReadDeadline(w, time.Now().Add(s.bodyTimeout))
+	// net/http's ResponseWriters can set the connection's read deadline;
+	// a wrapper that hides the method leaves the body untimed.
+	dl, timed := w.(interface{ SetReadDeadline(time.Time) error })
+	timed = timed && s.bodyTimeout > 0 && dl.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil
 	body, counted, err := s.readCounted(r.Body, *buf)
 	*buf = body[:0]
 	if err != nil {
@@ -169,20 +172,12 @@ func (s *Server) readHTTPBody(w http.ResponseWriter, r *http.Request, buf *[]byt
 		return nil, counted, false
 	}
 	if timed {
-		setReadDeadline(w, time.Time{})
+		dl.SetReadDeadline(time.Time{})
 	}
 	return body[:len(body):len(body)], counted, true
 }
 
 var connectionClose = []string{"close"}
-
-// setReadDeadline sets the read deadline of w's connection, and reports
-// whether w has one (the ResponseWriters of net/http do; a wrapper that
-// hides it leaves the body untimed).
-func setReadDeadline(w http.ResponseWriter, t time.Time) bool {
-	d, ok := w.(interface{ SetReadDeadline(time.Time) error })
-	return ok && d.SetReadDeadline(t) == nil
-}
 
 // readCounted reads a request body into buf, failing with errTooLarge past
 // MaxMessageBytes. It counts the body's bytes in the in-flight byte budget

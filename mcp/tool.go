@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -77,6 +78,35 @@ type CallToolResult struct {
 // the server's result encoder, not here.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 	return appendCallToolResult(nil, r)
+}
+
+// ErrNoStructuredContent is returned by DecodeStructured for a result without
+// structuredContent.
+var ErrNoStructuredContent = errors.New("mcp: the tool result has no structuredContent")
+
+// DecodeStructured decodes the result's StructuredContent into v (a pointer),
+// as encoding/json does: the raw JSON the client fills it with
+// (json.RawMessage), or any value a handler set, through its JSON encoding.
+// A result without structuredContent returns ErrNoStructuredContent. It does
+// not modify r.
+func (r *CallToolResult) DecodeStructured(v any) error {
+	if r == nil || r.StructuredContent == nil {
+		return ErrNoStructuredContent
+	}
+	raw, ok := r.StructuredContent.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(r.StructuredContent); err != nil {
+			return fmt.Errorf("mcp: encoding structuredContent: %w", err)
+		}
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return ErrNoStructuredContent
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("mcp: decoding structuredContent into %T: %w", v, err)
+	}
+	return nil
 }
 
 // ToolRequest is a tools/call request as its handler sees it.

@@ -380,6 +380,16 @@ type ToolResult struct {
 	IsError           bool
 }
 
+// DecodeStructured decodes the result's structuredContent into v (a pointer),
+// as (*mcp.CallToolResult).DecodeStructured does: mcp.ErrNoStructuredContent
+// when there is none.
+func (r *ToolResult) DecodeStructured(v any) error {
+	if r == nil {
+		return mcp.ErrNoStructuredContent
+	}
+	return (&mcp.CallToolResult{StructuredContent: r.StructuredContent}).DecodeStructured(v)
+}
+
 // Text returns the text of the result's text content items, joined with
 // newlines.
 func (r *ToolResult) Text() string {

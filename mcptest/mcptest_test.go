@@ -132,3 +132,32 @@ func TestCallToolParamHeaders(t *testing.T) {
 		t.Errorf("where = %q, want %q", got, want)
 	}
 }
+
+func TestToolResultDecodeStructured(t *testing.T) {
+	type sum struct {
+		Sum int `json:"sum"`
+	}
+	s := mcp.NewServer(nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Adds."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{ A, B int }) (sum, error) {
+		return sum{in.A + in.B}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "say", Description: "Says."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "hi", nil
+	})
+	c := mcptest.NewClient(t, s)
+	res, err := c.CallTool("add", map[string]any{"A": 2, "B": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got sum
+	if err := res.DecodeStructured(&got); err != nil || got.Sum != 5 {
+		t.Errorf("DecodeStructured = %+v, %v; want {Sum:5}", got, err)
+	}
+	res, err = c.CallTool("say", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.DecodeStructured(&got); !errors.Is(err, mcp.ErrNoStructuredContent) {
+		t.Errorf("DecodeStructured of a text-only result = %v, want ErrNoStructuredContent", err)
+	}
+}

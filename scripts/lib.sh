@@ -151,22 +151,49 @@ apt_install() {
   return "$rc"
 }
 
-# ensure_redis: Debian's redis-server, for the tests of the nested module redis/. Returns 1 (and
-# the tests that need it skip) when it cannot be installed.
-ensure_redis() {
-  command -v redis-server >/dev/null && return 0
-  log "installing redis-server (apt)"
-  apt_install redis-server || return 1
-  command -v redis-server >/dev/null || { log "redis-server still not on PATH"; return 1; }
+# ensure_program PROGRAM PACKAGE: the Debian PACKAGE that provides PROGRAM, installed when PROGRAM
+# is not on PATH. Returns 1 (and the tests that need it skip) when it cannot be installed.
+ensure_program() {
+  local prog=$1 pkg=$2
+  command -v "$prog" >/dev/null && return 0
+  log "installing $pkg (apt)"
+  apt_install "$pkg" || return 1
+  command -v "$prog" >/dev/null || { log "$prog still not on PATH after installing $pkg"; return 1; }
 }
 
+# ensure_redis: Debian's redis-server, for the tests of the nested module redis/.
+ensure_redis() { ensure_program redis-server redis-server; }
+
 # ensure_nginx: Debian's nginx, for the multi-replica test (nginx in front of several servers)
-# and the nginx blocks of the docs (`nginx -t`). Returns 1 when it cannot be installed.
-ensure_nginx() {
-  command -v nginx >/dev/null && return 0
-  log "installing nginx (apt)"
-  apt_install nginx || return 1
-  command -v nginx >/dev/null || { log "nginx still not on PATH (it lives in /usr/sbin)"; return 1; }
+# and the nginx blocks of the docs (`nginx -t`). It lives in /usr/sbin.
+ensure_nginx() { ensure_program nginx nginx; }
+
+# The TypeScript SDK clients that internal/cli's tests run against `mcpkit serve`. The pins must
+# match tsSDK and tsModernSDK in internal/cli (legacy_client_test.go, modern_client_test.go),
+# which install them the same way (same folder, marker and lock) when run alone.
+TS_SDK_PKG=@modelcontextprotocol/sdk@1.32.2
+TS_MODERN_PKG=@modelcontextprotocol/client@2.4.0
+
+# ensure_npm_package NAME SPEC: install SPEC (name@version) into $CACHE/NAME, once.
+ensure_npm_package() {
+  local name=$1 spec=$2
+  ensure_node22
+  PATH="$NODE22_BIN:$PATH" install_once "$CACHE/$name" "$spec" \
+    npm_retry install --prefix "$CACHE/$name" --save-exact --no-audit --no-fund "$spec"
+}
+
+# The staticcheck step's tool, pinned; installed once into the cache.
+STATICCHECK_VERSION=v0.8.2
+STATICCHECK_BIN=$CACHE/bin/staticcheck-$STATICCHECK_VERSION
+ensure_staticcheck() {
+  [[ -x $STATICCHECK_BIN ]] && return 0
+  log "installing staticcheck $STATICCHECK_VERSION into $CACHE/bin"
+  mkdir -p "$CACHE/bin"
+  local tmp
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpkit-staticcheck.XXXXXX")
+  quietly "go install staticcheck" env GOBIN="$tmp" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+  mv "$tmp/staticcheck" "$STATICCHECK_BIN"
+  rm -rf "$tmp"
 }
 
 # start_server TMP: build cmd/mcpkit into TMP, start `mcpkit serve` on a free loopback port, and

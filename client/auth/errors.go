@@ -56,6 +56,10 @@ type Error struct {
 	Status int
 	// Err is the underlying error, if any (a network error, say).
 	Err error
+	// MissingScopes are, for an insufficient_scope refusal, the scopes the
+	// server's challenge asks for that the token lacks (also named in
+	// Description); empty when the server did not say.
+	MissingScopes []string
 }
 
 func (e *Error) Error() string {

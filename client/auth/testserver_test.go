@@ -2,34 +2,34 @@ package auth
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/oauth/oauthtest"
 )
 
-// testAS is an authorization server and a protected MCP resource server,
-// both on 127.0.0.1, recording what the client sent.
+// testAS is an authorization server (oauth/oauthtest, wrapped to record what the client sent
+// and to misbehave on demand) and a protected MCP resource server, both on 127.0.0.1.
 type testAS struct {
-	t  *testing.T
-	as *httptest.Server
-	rs *httptest.Server
+	t   *testing.T
+	oas *oauthtest.Server
+	as  *oauthtest.Server // the same: a.as.URL is the issuer
+	rs  *httptest.Server
 
 	mu sync.Mutex
 	// configuration
-	meta        map[string]any             // extra or overriding AS metadata
+	meta        map[string]any             // extra or overriding AS metadata (nil removes)
 	prm         map[string]any             // overriding PRM fields
-	issInRedir  string                     // "correct" (default), "omit", "wrong"
-	expiresIn   int                        // default 3600
-	refresh     bool                       // issue refresh tokens
+	issInRedir  string                     // "correct" (default), "omit", "wrong", "slash"
+	refresh     bool                       // let refresh tokens through to the client
 	need        func(method string) string // scope a JSON-RPC method needs; "" none
 	wwwScope    string                     // scope in the 401 challenge
 	rejectOnce  bool                       // answer 401 to the next valid token
@@ -43,18 +43,20 @@ type testAS struct {
 	tokenForms       []url.Values
 	tokenAuth        []string
 	registrations    int
+	clientIDs        []string // client IDs the AS registered, in order
+	codes            []string // authorization codes it issued
+	issued           []string // access tokens it issued, in order
+	refreshIssued    []string // refresh tokens it issued, in order
 	seenAuth         []string // Authorization headers at the RS
 	challenges       map[string]string
-	tokens           map[string][]string // access token -> scopes
-	refreshTokens    map[string][]string
+	tokens           map[string][]string // access token -> granted scopes, what the RS accepts
 }
 
 func newTestAS(t *testing.T) *testAS {
-	a := &testAS{t: t, issInRedir: "correct", expiresIn: 3600, challenges: map[string]string{},
-		tokens: map[string][]string{}, refreshTokens: map[string][]string{}}
-	a.as = httptest.NewServer(http.HandlerFunc(a.serveAS))
+	a := &testAS{t: t, issInRedir: "correct", challenges: map[string]string{}, tokens: map[string][]string{}}
+	a.oas = oauthtest.NewServer(t, &oauthtest.Options{Wrap: a.wrap})
+	a.as = a.oas
 	a.rs = httptest.NewServer(http.HandlerFunc(a.serveRS))
-	t.Cleanup(a.as.Close)
 	t.Cleanup(a.rs.Close)
 	return a
 }
@@ -67,104 +69,109 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
-func (a *testAS) serveAS(w http.ResponseWriter, r *http.Request) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch r.URL.Path {
-	case "/.well-known/oauth-authorization-server":
-		m := map[string]any{
-			"issuer":                                         a.as.URL,
-			"authorization_endpoint":                         a.as.URL + "/authorize",
-			"token_endpoint":                                 a.as.URL + "/token",
-			"registration_endpoint":                          a.as.URL + "/register",
-			"code_challenge_methods_supported":               []string{"S256"},
-			"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_basic"},
-			"authorization_response_iss_parameter_supported": true,
-		}
-		for k, v := range a.meta {
-			if v == nil {
-				delete(m, k)
-			} else {
-				m[k] = v
-			}
-		}
-		writeJSON(w, 200, m)
-	case "/register":
-		a.registrations++
-		if a.regBody != "" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(201)
-			w.Write([]byte(a.regBody))
-			return
-		}
-		writeJSON(w, 201, map[string]any{"client_id": fmt.Sprintf("client-%d", a.registrations), "client_secret": "reg-secret", "token_endpoint_auth_method": "client_secret_basic"})
-	case "/authorize":
-		q := r.URL.Query()
-		a.authorizeQueries = append(a.authorizeQueries, q)
-		ru, _ := url.Parse(q.Get("redirect_uri"))
-		rq := url.Values{"code": {"code-" + q.Get("code_challenge")}, "state": {q.Get("state")}}
-		switch a.issInRedir {
-		case "correct":
-			rq.Set("iss", a.as.URL)
-		case "wrong":
-			rq.Set("iss", "https://evil.example")
-		case "slash":
-			rq.Set("iss", a.as.URL+"/")
-		}
-		ru.RawQuery = rq.Encode()
-		http.Redirect(w, r, ru.String(), http.StatusFound)
-	case "/token":
-		r.ParseForm()
-		a.tokenForms = append(a.tokenForms, r.PostForm)
-		a.tokenAuth = append(a.tokenAuth, r.Header.Get("Authorization"))
-		if a.tokenStatus != 0 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(a.tokenStatus)
-			w.Write([]byte(a.tokenBody))
-			return
-		}
-		var scopes []string
-		switch r.PostForm.Get("grant_type") {
-		case "authorization_code":
-			code := r.PostForm.Get("code")
-			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-			if code != "code-"+base64.RawURLEncoding.EncodeToString(sum[:]) {
-				writeJSON(w, 400, map[string]string{"error": "invalid_grant", "error_description": "PKCE verifier does not match"})
+// wrap records the requests to the authorization server and applies the configuration:
+// answers of its own (tokenStatus, regBody), and changes to oauthtest's answers (meta,
+// issInRedir, withhold, refresh).
+func (a *testAS) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		switch r.URL.Path {
+		case "/register":
+			a.registrations++
+			if a.regBody != "" {
+				body := a.regBody
+				a.mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(201)
+				w.Write([]byte(body))
 				return
 			}
-			last := a.authorizeQueries[len(a.authorizeQueries)-1]
-			scopes = strings.Fields(last.Get("scope"))
-		case "refresh_token":
-			s, ok := a.refreshTokens[r.PostForm.Get("refresh_token")]
-			if !ok {
-				writeJSON(w, 400, map[string]string{"error": "invalid_grant"})
+		case "/authorize":
+			a.authorizeQueries = append(a.authorizeQueries, r.URL.Query())
+		case "/token":
+			r.ParseForm()
+			a.tokenForms = append(a.tokenForms, r.PostForm)
+			a.tokenAuth = append(a.tokenAuth, r.Header.Get("Authorization"))
+			if a.tokenStatus != 0 {
+				status, body := a.tokenStatus, a.tokenBody
+				a.mu.Unlock()
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				w.Write([]byte(body))
 				return
 			}
-			scopes = s
-		case "client_credentials":
-			scopes = strings.Fields(r.PostForm.Get("scope"))
-		default:
-			writeJSON(w, 400, map[string]string{"error": "unsupported_grant_type"})
-			return
 		}
-		for i, sc := range scopes {
-			if sc == a.withhold {
-				scopes = append(scopes[:i:i], scopes[i+1:]...)
-				break
+		a.mu.Unlock()
+
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		body := rec.Body.Bytes()
+		edit := func(f func(m map[string]any)) {
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil {
+				f(m)
+				body, _ = json.Marshal(m)
 			}
 		}
-		tok := fmt.Sprintf("at-%d", len(a.tokenForms))
-		a.tokens[tok] = scopes
-		resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": a.expiresIn}
-		if a.refresh {
-			rt := fmt.Sprintf("rt-%d", len(a.tokenForms))
-			a.refreshTokens[rt] = scopes
-			resp["refresh_token"] = rt
+		switch r.URL.Path {
+		case "/.well-known/oauth-authorization-server":
+			edit(func(m map[string]any) {
+				for k, v := range a.meta {
+					if v == nil {
+						delete(m, k)
+					} else {
+						m[k] = v
+					}
+				}
+			})
+		case "/register":
+			edit(func(m map[string]any) { a.clientIDs = append(a.clientIDs, fmt.Sprint(m["client_id"])) })
+		case "/authorize":
+			if loc, err := url.Parse(rec.Header().Get("Location")); err == nil {
+				q := loc.Query()
+				a.codes = append(a.codes, q.Get("code"))
+				switch a.issInRedir {
+				case "omit":
+					q.Del("iss")
+				case "wrong":
+					q.Set("iss", "https://evil.example")
+				case "slash":
+					q.Set("iss", a.oas.URL+"/")
+				}
+				loc.RawQuery = q.Encode()
+				rec.Header().Set("Location", loc.String())
+			}
+		case "/token":
+			if rec.Code == http.StatusOK {
+				edit(func(m map[string]any) {
+					scopes := strings.Fields(fmt.Sprint(m["scope"]))
+					if i := slices.Index(scopes, a.withhold); a.withhold != "" && i >= 0 {
+						scopes = slices.Delete(scopes, i, i+1)
+						m["scope"] = strings.Join(scopes, " ")
+					}
+					at := fmt.Sprint(m["access_token"])
+					a.tokens[at] = scopes
+					a.issued = append(a.issued, at)
+					if rt, ok := m["refresh_token"].(string); ok {
+						if a.refresh {
+							a.refreshIssued = append(a.refreshIssued, rt)
+						} else {
+							delete(m, "refresh_token")
+						}
+					}
+				})
+			}
 		}
-		writeJSON(w, 200, resp)
-	default:
-		http.NotFound(w, r)
-	}
+		for k, v := range rec.Header() {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(body)
+	})
 }
 
 func (a *testAS) serveRS(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -271,14 +272,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			_, _, gen, _ = t.snapshot(ctx)
 		case resp.StatusCode == http.StatusForbidden && ch.Params["error"] == "insufficient_scope":
+			drain(resp)
 			if stepUps >= t.opts.MaxStepUps {
-				drain(resp)
-				return nil, &Error{Op: "request", Code: "insufficient_scope", Status: 403, Description: challengeText(ch, "step-up authorization did not grant the scope")}
+				return nil, scopeError(ch, tok, "step-up authorization did not grant it")
 			}
 			stepUps++
-			drain(resp)
+			prev := tok
 			if tok, dk, err = t.authorize(ctx, ch, gen, tok, true); err != nil {
 				return nil, err
+			}
+			if prev != nil && containsAll(prev.Scopes, tok.Scopes) {
+				// The authorization server granted nothing the refused token did not
+				// have: asking again would get the same answer.
+				return nil, scopeError(ch, tok, "the authorization server granted no new scope")
 			}
 			_, _, gen, _ = t.snapshot(ctx)
 		default:
@@ -288,6 +294,31 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// scopeError is the error of a request the server refused with
+// insufficient_scope: it names the scopes the challenge asks for that tok
+// lacks, and why no step-up helps.
+func scopeError(ch Challenge, tok *Token, why string) *Error {
+	var have []string
+	if tok != nil {
+		have = tok.Scopes
+	}
+	var missing []string
+	for _, sc := range ch.Scopes() {
+		if !slices.Contains(have, sc) {
+			missing = append(missing, clean(sc))
+		}
+	}
+	desc := "the server did not say which scope it needs"
+	if len(missing) > 0 {
+		desc = fmt.Sprintf("the server needs scope %q", strings.Join(missing, " "))
+	}
+	desc += fmt.Sprintf(", and %s (the token has %q)", why, strings.Join(have, " "))
+	if d := ch.Params["error_description"]; d != "" {
+		desc += ": " + clean(d)
+	}
+	return &Error{Op: "request", Code: "insufficient_scope", Status: 403, MissingScopes: missing, Description: desc}
 }
 
 func challengeText(ch Challenge, def string) string {
@@ -566,6 +597,11 @@ func (t *Transport) authorize(ctx context.Context, ch Challenge, gen int, prev *
 
 // makeToken validates a token response and builds the stored token.
 func (t *Transport) makeToken(ot *oauth2.Token, issuer, resource, tokenURL, clientID string, scopes []string, dk *dpopKey) (*Token, error) {
+	// RFC 6749 §5.1: the response names the granted scope when it differs
+	// from the requested one.
+	if granted, ok := ot.Extra("scope").(string); ok {
+		scopes = strings.Fields(granted)
+	}
 	nt := &Token{AccessToken: ot.AccessToken, RefreshToken: ot.RefreshToken, Expiry: ot.Expiry,
 		Scopes: scopes, Issuer: issuer, Resource: resource, TokenURL: tokenURL, ClientID: clientID}
 	switch {

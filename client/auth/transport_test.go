@@ -61,15 +61,17 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 	}
 	q := a.authorizeQueries[0]
 	got := map[string]string{"resource": q.Get("resource"), "scope": q.Get("scope"), "method": q.Get("code_challenge_method"), "client_id": q.Get("client_id")}
-	want := map[string]string{"resource": a.mcpURL(), "scope": "mcp:read", "method": "S256", "client_id": "client-1"}
+	want := map[string]string{"resource": a.mcpURL(), "scope": "mcp:read", "method": "S256", "client_id": a.clientIDs[0]}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("authorization request (-want +got):\n%s", d)
 	}
 	f := a.tokenForms[0]
-	if f.Get("resource") != a.mcpURL() || f.Get("code_verifier") == "" || !strings.HasPrefix(a.tokenAuth[0], "Basic ") {
-		t.Errorf("token request: resource %q, verifier set %v, auth %q", f.Get("resource"), f.Get("code_verifier") != "", a.tokenAuth[0])
+	// The authorization server supports public clients ("none"), which the client prefers: it
+	// names itself in the form, without a secret.
+	if f.Get("resource") != a.mcpURL() || f.Get("code_verifier") == "" || a.tokenAuth[0] != "" || f.Get("client_id") != a.clientIDs[0] {
+		t.Errorf("token request: resource %q, verifier set %v, auth %q, client_id %q", f.Get("resource"), f.Get("code_verifier") != "", a.tokenAuth[0], f.Get("client_id"))
 	}
-	if want := []string{"", "Bearer at-1", "Bearer at-1"}; !cmp.Equal(a.seenAuth, want) {
+	if want := []string{"", "Bearer " + a.issued[0], "Bearer " + a.issued[0]}; !cmp.Equal(a.seenAuth, want) {
 		t.Errorf("Authorization headers at the server = %q, want %q", a.seenAuth, want)
 	}
 }
@@ -257,11 +259,36 @@ func TestStepUp(t *testing.T) {
 	}
 }
 
-func TestStepUpLimit(t *testing.T) {
+// TestStepUpNothingNew: when a step-up gets a token with no scope the refused one lacked, the
+// transport stops there (asking again would get the same answer), and its error names the
+// scope the server needs.
+func TestStepUpNothingNew(t *testing.T) {
 	a := newTestAS(t)
 	a.wwwScope = "admin"
 	a.need = func(string) string { return "never-granted" }
 	a.withhold = "never-granted"
+	tr, h := newTransport(t, a, nil)
+	_, err := post(t, tr.Client(), a.mcpURL(), "tools/call")
+	wantCode(t, err, "insufficient_scope")
+	if h.calls != 2 {
+		t.Errorf("authorizations = %d, want 2 (one, then one step-up that granted nothing new)", h.calls)
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		if !cmp.Equal(ae.MissingScopes, []string{"never-granted"}) || !strings.Contains(ae.Error(), `"never-granted"`) {
+			t.Errorf("error %q (MissingScopes %q) does not name the missing scope never-granted", ae, ae.MissingScopes)
+		}
+	}
+}
+
+func TestStepUpLimit(t *testing.T) {
+	a := newTestAS(t)
+	a.wwwScope = "admin"
+	n := 0
+	a.need = func(string) string { // each request needs a scope the token does not have yet
+		n++
+		return fmt.Sprintf("s%d", n)
+	}
 	tr, h := newTransport(t, a, nil)
 	_, err := post(t, tr.Client(), a.mcpURL(), "tools/call")
 	wantCode(t, err, "insufficient_scope")
@@ -279,7 +306,8 @@ func TestStepUpLimit(t *testing.T) {
 func TestRefresh(t *testing.T) {
 	t.Run("before expiry", func(t *testing.T) {
 		a := newTestAS(t)
-		a.refresh, a.expiresIn = true, 10 // inside the refresh margin
+		a.refresh = true
+		a.oas.SetExpiry(10 * time.Second) // inside the refresh margin
 		tr, h := newTransport(t, a, nil)
 		c := tr.Client()
 		post(t, c, a.mcpURL(), "tools/list")
@@ -288,10 +316,10 @@ func TestRefresh(t *testing.T) {
 			t.Fatalf("interactions %d, token requests %d; want 1 and 2", h.calls, len(a.tokenForms))
 		}
 		f := a.tokenForms[1]
-		if f.Get("grant_type") != "refresh_token" || f.Get("refresh_token") != "rt-1" || f.Get("resource") != a.mcpURL() {
+		if f.Get("grant_type") != "refresh_token" || f.Get("refresh_token") != a.refreshIssued[0] || f.Get("resource") != a.mcpURL() {
 			t.Errorf("refresh request = %v", f)
 		}
-		if last := a.seenAuth[len(a.seenAuth)-1]; last != "Bearer at-2" {
+		if last := a.seenAuth[len(a.seenAuth)-1]; last != "Bearer "+a.issued[1] {
 			t.Errorf("after refresh the server got %q", last)
 		}
 	})
@@ -316,6 +344,7 @@ func TestRefresh(t *testing.T) {
 func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 	a := newTestAS(t)
 	var logs bytes.Buffer
+	a.oas.AddClient("pre", "s3cret-value")
 	tr, _ := newTransport(t, a, func(o *Options) {
 		o.Client = &Client{ID: "pre", Secret: "s3cret-value"}
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
@@ -329,7 +358,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := err.Error() + logs.String()
-	for _, secret := range []string{"s3cret-value", "at-2", "code-"} {
+	for _, secret := range append(append([]string{"s3cret-value"}, a.issued...), a.codes...) {
 		if strings.Contains(all, secret) {
 			t.Errorf("%q appears in errors or logs:\n%s", secret, all)
 		}
@@ -342,6 +371,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 func TestMachineGrants(t *testing.T) {
 	a := newTestAS(t)
 	a.wwwScope = "svc"
+	a.oas.AddClient("svc", "pw")
 	tr, _ := newTransport(t, a, func(o *Options) {
 		o.Interaction = nil
 		o.Grant = ClientCredentialsGrant{}
@@ -378,11 +408,11 @@ func TestMigrationReregisters(t *testing.T) {
 	// b's tokens must be accepted by a's resource server for the retry.
 	b.tokens = a.tokens
 	post(t, tr.Client(), a.mcpURL(), "tools/list")
-	if b.registrations != 11 || b.authorizeQueries[0].Get("client_id") != "client-11" {
+	if b.registrations != 11 || len(b.clientIDs) != 1 || b.authorizeQueries[0].Get("client_id") != b.clientIDs[0] {
 		t.Errorf("the new authorization server got client_id %q; want a new registration", b.authorizeQueries[0].Get("client_id"))
 	}
 	e, _ := store.Load(context.Background(), a.mcpURL())
-	if len(e.Registrations) != 2 || e.Registrations[a.as.URL].ClientID != "client-1" {
+	if len(e.Registrations) != 2 || e.Registrations[a.as.URL].ClientID != a.clientIDs[0] {
 		t.Errorf("registrations = %v, want one per issuer", e.Registrations)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcpkit/mcpkit/client"
 )
 
 // clientFlags are the flags every client command takes; the connection
@@ -17,6 +19,8 @@ type clientFlags struct {
 	version string
 	headers headerFlags
 	login   loginFlags
+	// elicit answers form elicitation instead of the terminal (call --elicit).
+	elicit client.ElicitHandler
 	// extensions are declared in the client capabilities (apps check).
 	extensions map[string]json.RawMessage
 }

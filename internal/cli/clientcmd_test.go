@@ -180,3 +180,40 @@ func TestCallElicitation(t *testing.T) {
 		t.Errorf("off a terminal: exit %d, stdout %q, stderr %q; want a failure naming elicitation", code, out, errOut)
 	}
 }
+
+// TestCallElicitFlag answers elicitation off a terminal with --elicit: a JSON object accepts
+// with that content, decline and cancel answer with those actions, answers are used in order,
+// and without --elicit (and off a terminal) no elicitation capability is declared.
+func TestCallElicitFlag(t *testing.T) {
+	ts := httptest.NewServer(demo.New(nil))
+	defer ts.Close()
+	tests := []struct {
+		name    string
+		args    []string
+		want    string
+		wantErr string
+		code    int
+	}{
+		{name: "accept", args: []string{"test_input_required_result_elicitation", "--elicit", `{"name":"Ada"}`}, want: "Hello, Ada!"},
+		{name: "in order", args: []string{"test_input_required_result_multi_round", "--elicit", `{"name":"Ada"}`, "--elicit", `{"color":"teal"}`}, want: "Multi-round complete for Ada who likes teal"},
+		{name: "decline", args: []string{"test_input_required_result_tampered_state", "--elicit", "decline"}, want: "confirmation: decline"},
+		{name: "cancel", args: []string{"test_input_required_result_tampered_state", "--elicit", "cancel"}, want: "confirmation: cancel"},
+		{name: "too few answers", args: []string{"test_input_required_result_multi_round", "--elicit", `{"name":"Ada"}`}, wantErr: "gave 1 answer", code: exitRequestFails},
+		{name: "not JSON", args: []string{"test_input_required_result_elicitation", "--elicit", "yes"}, wantErr: "want a JSON object", code: exitUsage},
+		{name: "capability declared", args: []string{"test_input_required_result_capabilities", "--elicit", `{"name":"Ada"}`}, want: "Hello, Ada!"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"call", ts.URL}, tt.args...)...)
+			if tt.wantErr != "" {
+				if code != tt.code || !strings.Contains(errOut, tt.wantErr) {
+					t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, tt.code, tt.wantErr)
+				}
+				return
+			}
+			if code != exitOK || !strings.Contains(out, tt.want) {
+				t.Errorf("exit %d, stdout %q, want %q; stderr:\n%s", code, out, tt.want, errOut)
+			}
+		})
+	}
+}

@@ -51,7 +51,9 @@ func connectClient(ctx context.Context, name string, f *clientFlags, t target, c
 		ConnectTimeout: f.timeout,
 		Extensions:     f.extensions,
 	}
-	if interactive(cio.in, cio.err) {
+	if f.elicit != nil {
+		opts.Elicit = f.elicit
+	} else if interactive(cio.in, cio.err) {
 		asker := newFormAsker(cio.in, cio.err)
 		opts.Elicit = terminalElicit(asker)
 		opts.ElicitURL = true

@@ -22,16 +22,12 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// nestedModules lists the nested modules right below root (directories with a go.mod).
+// nestedModules lists the nested modules of root (see NestedModules).
 func nestedModules(t *testing.T, root string) []string {
 	t.Helper()
-	mods, err := filepath.Glob(filepath.Join(root, "*", "go.mod"))
+	out, err := NestedModules(root)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []string
-	for _, m := range mods {
-		out = append(out, filepath.Base(filepath.Dir(m)))
 	}
 	return out
 }
@@ -106,31 +102,9 @@ func TestParseFragment(t *testing.T) {
 // replace line, and parses every fragment.
 func TestGoBlocks(t *testing.T) {
 	root, blocks := allBlocks(t)
-	var code []Block
-	for _, b := range blocks {
-		if b.Lang != "go" {
-			continue
-		}
-		switch b.Directive {
-		case "skip":
-			continue
-		case "fragment":
-			if err := ParseFragment(b.Text); err != nil {
-				t.Errorf("%s: fragment: %v", b, err)
-			}
-			continue
-		case "transcript", "script":
-			t.Errorf("%s: a Go block cannot be a %s", b, b.Directive)
-			continue
-		}
-		if PackageName(b.Text) == "" {
-			t.Errorf("%s: a Go block without a package clause: make it a whole file, or mark it <!-- doccheck: fragment -->", b)
-			continue
-		}
-		if b.Directive == "program" && PackageName(b.Text) != "main" {
-			t.Errorf("%s: program %s is package %s, want main", b, b.Arg, PackageName(b.Text))
-		}
-		code = append(code, b)
+	code, errs := CodeBlocks(blocks)
+	for _, err := range errs {
+		t.Error(err)
 	}
 	if len(code) == 0 {
 		t.Fatal("no Go block with a package clause found: the check would check nothing")

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,10 +26,13 @@ var loopbackURL = regexp.MustCompile(`http://(?:127\.0\.0\.1|localhost|\[::1\]):
 var update = flag.Bool("update", false, "rewrite the transcripts of the docs from the real runs")
 
 // TestGettingStarted follows the README's "Getting started" as a new user would, in a module
-// outside the repository: it runs the shell block (go mod init, the replace line, go get) with
-// the repository as ../mcpkit, writes the README's main.go, builds it, serves it on HTTP, calls
-// its tool with `mcpkit call` as the README shows, stops it with SIGTERM and checks the
-// transcript; then it does the same on stdio.
+// outside the repository: it runs the shell blocks (go mod init; main.go; go mod edit -require
+// -replace, go mod tidy) with the repository as ../mcpkit and the module cache as the module
+// proxy (GOPROXY=file://...: offline, and like the real proxy it does not have mcpkit), builds
+// it, serves it on HTTP, calls its tool with `mcpkit call` as the README shows, stops it with
+// SIGTERM and checks the transcript; then it does the same on stdio. The "nested" subtest checks
+// the error the README shows for a nested module without its replace line, and the command that
+// prints those lines.
 func TestGettingStarted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module outside the repository; not in -short")
@@ -41,6 +46,14 @@ func TestGettingStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	require, err := Named(blocks, "script", "getting-started-require")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested, err := Named(blocks, "script", "getting-started-nested")
+	if err != nil {
+		t.Fatal(err)
+	}
 	transcript, err := Named(blocks, "transcript", "getting-started")
 	if err != nil {
 		t.Fatal(err)
@@ -50,13 +63,19 @@ func TestGettingStarted(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(work, "mcpkit")); err != nil {
 		t.Fatal(err)
 	}
-	sh := exec.Command("sh", "-e", "-c", script.Text)
-	sh.Dir = work
-	sh.Env = UserEnv()
-	if out, err := sh.CombinedOutput(); err != nil {
+	hello := filepath.Join(work, "hello")
+	if out, err := runScript(t, work, script); err != nil {
 		t.Fatalf("%s: the Getting started commands failed: %v\n%s", script, err, out)
 	}
-	hello := filepath.Join(work, "hello")
+	if err := os.WriteFile(filepath.Join(hello, "main.go"), []byte(prog.Text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Against a proxy that answers 403 for mcpkit: the recipe never asks it for mcpkit.
+	tidy := exec.Command("sh", "-e", "-c", require.Text)
+	tidy.Dir, tidy.Env = hello, refusingProxyEnv(t)
+	if out, err := tidy.CombinedOutput(); err != nil {
+		t.Fatalf("%s: the Getting started commands failed: %v\n%s", require, err, out)
+	}
 	gomod, err := os.ReadFile(filepath.Join(hello, "go.mod"))
 	if err != nil {
 		t.Fatalf("%s: the commands made no module in hello/: %v", script, err)
@@ -64,9 +83,51 @@ func TestGettingStarted(t *testing.T) {
 	if !strings.Contains(string(gomod), "github.com/mcpkit/mcpkit ") {
 		t.Fatalf("hello/go.mod does not require mcpkit:\n%s", gomod)
 	}
-	if err := os.WriteFile(filepath.Join(hello, "main.go"), []byte(prog.Text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+
+	t.Run("go get refused", func(t *testing.T) {
+		// The recipe before this one: a replace line, then go get, which asks the proxy for the
+		// module; a proxy that refuses it (403) stops it there. The recipe never asks.
+		dir := filepath.Join(work, "goget")
+		os.Mkdir(dir, 0o755)
+		cmd := exec.Command("sh", "-e", "-c", "go mod init example.com/goget && go mod edit -replace github.com/mcpkit/mcpkit=../mcpkit && go get github.com/mcpkit/mcpkit/mcp")
+		cmd.Dir, cmd.Env = dir, refusingProxyEnv(t)
+		if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "403") {
+			t.Errorf("go get of the unpublished module with a replace line only: %v\n%s\nwant it refused with 403, as the module proxy refuses it", err, out)
+		}
+	})
+
+	t.Run("nested", func(t *testing.T) {
+		// A module that imports a nested module: the require block alone fails with the error the
+		// README shows; the nested block's command adds what it misses.
+		dir := filepath.Join(work, "nested")
+		os.Mkdir(dir, 0o755)
+		main := "package main\n\nimport (\n\t\"github.com/mcpkit/mcpkit/mcp\"\n\t\"github.com/mcpkit/mcpkit/redis\"\n)\n\nfunc main() { _, _ = mcp.NewServer, redis.NewBus }\n"
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := runCmd(t, dir, "go", "mod", "init", "example.com/nested"); err != nil {
+			t.Fatalf("go mod init: %v\n%s", err, out)
+		}
+		out, err := runScript(t, dir, require)
+		if err == nil {
+			t.Fatalf("%s without the nested module's replace line: go mod tidy succeeded, want the README's error\n%s", require, out)
+		}
+		var readme string
+		for _, b := range blocks {
+			if b.File == "README.md" && b.Lang == "text" && strings.Contains(b.Text, "does not contain package") {
+				readme = strings.TrimSpace(b.Text)
+			}
+		}
+		if readme == "" || !strings.Contains(string(out), readme) {
+			t.Errorf("go mod tidy without the replace line printed\n%s\nwhich does not contain the README's error %q", out, readme)
+		}
+		if out, err := runScript(t, dir, nested); err != nil {
+			t.Fatalf("%s: %v\n%s", nested, err, out)
+		}
+		if out, err := runCmd(t, dir, "go", "build", "-o", os.DevNull, "."); err != nil {
+			t.Fatalf("go build after %s: %v\n%s", nested, err, out)
+		}
+	})
 	bin := filepath.Join(t.TempDir(), "hello")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = hello
@@ -190,6 +251,54 @@ func TestGettingStarted(t *testing.T) {
 			t.Fatalf("./hello -stdio after SIGTERM: %v (want exit 0)", err)
 		}
 	})
+}
+
+// proxyEnv is UserEnv with the module cache as the module proxy (GOPROXY=file://...): offline,
+// and, like the real proxy, without the unpublished mcpkit modules, which it does not find.
+// scripts/test.sh's setup step fills the cache with what a user's go mod tidy reads.
+func proxyEnv(t *testing.T) []string {
+	t.Helper()
+	return append(UserEnv(), "GOPROXY=file://"+filepath.Join(modCache(t), "cache", "download"))
+}
+
+func modCache(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOMODCACHE: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// refusingProxyEnv is proxyEnv with a proxy on 127.0.0.1 that answers 403 for the module
+// github.com/mcpkit/mcpkit, as a user saw a module proxy answer `go get` of it.
+func refusingProxyEnv(t *testing.T) []string {
+	t.Helper()
+	files := http.FileServer(http.Dir(filepath.Join(modCache(t), "cache", "download")))
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/github.com/mcpkit/mcpkit/@") {
+			http.Error(w, "forbidden: not published", http.StatusForbidden)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	return append(UserEnv(), "GOPROXY="+proxy.URL)
+}
+
+// runScript runs a script block with sh -e in dir, with proxyEnv.
+func runScript(t *testing.T, dir string, b Block) ([]byte, error) {
+	t.Helper()
+	return runCmd(t, dir, "sh", "-e", "-c", b.Text)
+}
+
+// runCmd runs a command in dir with proxyEnv and returns its combined output.
+func runCmd(t *testing.T, dir string, name string, args ...string) ([]byte, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = proxyEnv(t)
+	return cmd.CombinedOutput()
 }
 
 // checkTranscript compares a transcript block with the output of the real run, normalised,

@@ -2,6 +2,7 @@ package doccheck
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/scanner"
@@ -172,4 +173,89 @@ func NestedImports(blocks []Block, nested []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// CodeBlocks returns the Go blocks of blocks that are whole files (they have a package clause
+// and are not skipped), and an error for each Go block that is neither such a file nor a
+// fragment that parses.
+func CodeBlocks(blocks []Block) (code []Block, errs []error) {
+	for _, b := range blocks {
+		if b.Lang != "go" {
+			continue
+		}
+		switch b.Directive {
+		case "skip":
+			continue
+		case "fragment":
+			if err := ParseFragment(b.Text); err != nil {
+				errs = append(errs, fmt.Errorf("%s: fragment: %v", b, err))
+			}
+			continue
+		case "transcript", "script":
+			errs = append(errs, fmt.Errorf("%s: a Go block cannot be a %s", b, b.Directive))
+			continue
+		}
+		if PackageName(b.Text) == "" {
+			errs = append(errs, fmt.Errorf("%s: a Go block without a package clause: make it a whole file, or mark it <!-- doccheck: fragment -->", b))
+			continue
+		}
+		if b.Directive == "program" && PackageName(b.Text) != "main" {
+			errs = append(errs, fmt.Errorf("%s: program %s is package %s, want main", b, b.Arg, PackageName(b.Text)))
+		}
+		code = append(code, b)
+	}
+	return code, errs
+}
+
+// NestedModules lists the nested modules of the repository at root, one or two directories
+// deep ("full", "otel", "otel/otelenv", ...), sorted.
+func NestedModules(root string) ([]string, error) {
+	var out []string
+	for _, pat := range []string{"*/go.mod", "*/*/go.mod"} {
+		mods, err := filepath.Glob(filepath.Join(root, pat))
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mods {
+			rel, err := filepath.Rel(root, filepath.Dir(m))
+			if err != nil {
+				return nil, err
+			}
+			if strings.Contains(rel, "testdata") {
+				continue
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// WriteDocModule writes into dir the module that TestGoBlocks compiles: every whole-file Go
+// block of the docs of the repository at root, with go.mod requiring mcpkit and the nested
+// modules the blocks import. It returns how many blocks it wrote; a block that is not valid
+// as a file is an error.
+func WriteDocModule(dir, root string) (int, error) {
+	blocks, err := All(root)
+	if err != nil {
+		return 0, err
+	}
+	code, errs := CodeBlocks(blocks)
+	if len(errs) > 0 {
+		return 0, errors.Join(errs...)
+	}
+	nested, err := NestedModules(root)
+	if err != nil {
+		return 0, err
+	}
+	m, err := NewModule(dir, root, NestedImports(code, nested))
+	if err != nil {
+		return 0, err
+	}
+	for _, b := range code {
+		if _, err := m.Add(b); err != nil {
+			return 0, err
+		}
+	}
+	return len(code), nil
 }

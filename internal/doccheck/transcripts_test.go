@@ -24,7 +24,8 @@ import (
 // SETUP, optional, is a list of "HOST:PORT = COMMAND" separated by ";": each COMMAND is started
 // in the background before the block runs, and the URL it prints first (http://HOST:PORT...)
 // stands for HOST:PORT in the block's commands and output. COMMAND "program NAME" is the
-// docs' program NAME, built outside the repository and run with -addr 127.0.0.1:0. The commands of the block run with
+// docs' program NAME, built outside the repository and run with -addr 127.0.0.1:0; a command
+// "./NAME ARGS" of the block runs program NAME to its end. The commands of the block run with
 // bash, with mcpkit (cmd/mcpkit) and gosdk-server (interop/cmd/gosdk-server) first on PATH;
 // `echo $?` prints the exit code of the command before.
 func TestTranscripts(t *testing.T) {
@@ -200,8 +201,12 @@ func (e *runEnv) run(t *testing.T, b Block) string {
 			continue
 		}
 		e.needs(t, st.Cmd)
+		real := toReal(st.Cmd)
+		if name, rest, ok := programCommand(real); ok {
+			real = e.program(t, name) + rest // "./NAME ARGS": the docs' program NAME, run to its end
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		cmd := exec.CommandContext(ctx, "bash", "-c", toReal(st.Cmd))
+		cmd := exec.CommandContext(ctx, "bash", "-c", real)
 		cmd.Env = append(os.Environ(), "PATH="+e.path, "NO_COLOR=1", "HOME="+os.Getenv("HOME"))
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -220,6 +225,20 @@ func (e *runEnv) run(t *testing.T, b Block) string {
 		got = append(got, Step{Cmd: st.Cmd, Out: o})
 	}
 	return Render(got)
+}
+
+// programCommand reports whether a transcript command runs a program of the docs as
+// "./NAME ARGS...", and splits it.
+func programCommand(cmdline string) (name, rest string, ok bool) {
+	after, ok := strings.CutPrefix(cmdline, "./")
+	if !ok {
+		return "", "", false
+	}
+	name, rest, _ = strings.Cut(after, " ")
+	if rest != "" {
+		rest = " " + rest
+	}
+	return name, rest, name != ""
 }
 
 // background starts command and returns the host:port of the first URL it prints.
