@@ -12,13 +12,18 @@
 // that declared sampling, elicitation or roots, or asked for a log level,
 // gets its session to itself for the call (an exclusive lease): that is how
 // the backend's requests and log messages are tied to the call that caused
-// them. A backend's sampling/createMessage, elicitation/create and
+// them (a modern backend needs none of this: it gets the caller's
+// capabilities in each request, and its input_required becomes the
+// front's). A backend's sampling/createMessage, elicitation/create and
 // roots/list during tools/call, prompts/get or resources/read become one
 // input_required result (keys r1, r2, ...); the retry's inputResponses
 // answer the waiting backend requests and the call goes on. The held call
 // lives on the replica that started it (see docs/bridge.md for running
-// several). A backend that exits is restarted with backoff; calls in flight
-// on it get -32603 naming its exit status, never its stderr.
+// several). A backend that exits, or stops answering pings, is restarted
+// with backoff; calls in flight on it get -32603 naming its exit status (or
+// that it stopped answering), never its stderr. A front listen stream's
+// resourceSubscriptions become the backend's resources/subscribe, one per
+// (key, URI), reference-counted.
 package bridge
 
 import (
@@ -30,6 +35,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
@@ -82,6 +88,16 @@ type Options struct {
 	// backend whose probe session ended: it doubles from MinBackoff
 	// (default 100ms) to MaxBackoff (default 30s) while starts fail.
 	MinBackoff, MaxBackoff time.Duration
+	// PingInterval is how often the probe session, and every backend
+	// session while calls are in flight on it, is pinged, to find a
+	// backend that stops answering without exiting. Default 10s; mcp.Off
+	// turns the pings off.
+	PingInterval time.Duration
+	// PingTimeout bounds the wait for a ping's answer: past it the
+	// backend session is ended (a stdio backend's process too), its calls
+	// in flight get -32603, and the backend is restarted as after an
+	// exit. Default 5s.
+	PingTimeout time.Duration
 	// AdvertiseURL is this replica's own MCP endpoint as the other
 	// replicas reach it (an internal address). It is sealed into the
 	// requestState of held calls, and a replica that gets the retry of a
@@ -105,6 +121,9 @@ type Bridge struct {
 	log  *slog.Logger
 	pool *pool
 	held heldCalls
+	// modern reports that the backend speaks 2026-07-28 (modern.go).
+	modern atomic.Bool
+	subs   subscriptions
 	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
 	schemas schemas
 	id      string // this replica, in sealed states
@@ -142,6 +161,10 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	o.Gather = setting("Gather", o.Gather, 20*time.Millisecond)
 	o.MinBackoff = setting("MinBackoff", o.MinBackoff, 100*time.Millisecond)
 	o.MaxBackoff = setting("MaxBackoff", o.MaxBackoff, 30*time.Second)
+	if o.PingInterval != mcp.Off {
+		o.PingInterval = setting("PingInterval", o.PingInterval, 10*time.Second)
+	}
+	o.PingTimeout = setting("PingTimeout", o.PingTimeout, 5*time.Second)
 	b.log = o.Logger
 	if b.log == nil {
 		b.log = o.Server.Logger
@@ -161,6 +184,31 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		}
 	}
 	so.Provider = b
+	if user := so.Listen.Observe; user != nil {
+		so.Listen.Observe = func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
+			end, err := user(ctx, info, f)
+			if err != nil {
+				return end, err
+			}
+			end2, err := b.observeListen(ctx, info, f)
+			if err != nil {
+				if end != nil {
+					end()
+				}
+				return nil, err
+			}
+			return func() {
+				if end2 != nil {
+					end2()
+				}
+				if end != nil {
+					end()
+				}
+			}, nil
+		}
+	} else {
+		so.Listen.Observe = b.observeListen
+	}
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(b.ready))
 	b.srv = mcp.NewServer(&so)
 	b.pool = newPool(b)
@@ -216,9 +264,12 @@ func (b *Bridge) adopt(probe *client.Client) {
 		Logging:     caps.Logging,
 	}
 	if caps.Resources != nil {
-		// Resource subscriptions are not relayed yet: only list changes.
-		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged}
+		// Subscriptions are relayed as the legacy resources/subscribe
+		// (subscribe.go); a modern backend's listen streams are not yet.
+		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged,
+			Subscribe: caps.Resources.Subscribe && probe.Era() == mcp.EraLegacy}
 	}
+	b.modern.Store(probe.Era() != mcp.EraLegacy)
 	b.srv.Advertise(&mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()})
 	b.mu.Lock()
 	b.probe, b.notOK = probe, nil
@@ -230,12 +281,17 @@ func (b *Bridge) adopt(probe *client.Client) {
 func (b *Bridge) supervise(ctx context.Context, probe *client.Client) {
 	defer close(b.stopped)
 	for {
+		var hung atomic.Bool
+		go b.watch(probe, &hung, func() bool { return true })
 		select {
 		case <-ctx.Done():
 			return
 		case <-probe.Done():
 		}
 		reason := exitReason(probe)
+		if hung.Load() {
+			reason = b.hungReason()
+		}
 		b.log.Warn("bridge: the backend exited; restarting", "exit", reason)
 		probe.Close()
 		backoff := b.opts.MinBackoff

@@ -110,18 +110,32 @@ func newBridgeBackend(t *testing.T, edit func(*bridge.Options)) (*bridge.Bridge,
 	o := &bridge.Options{
 		Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
 		Eras:    client.LegacyOnly,
-		Server:  mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
-		Logger:  quiet,
 	}
 	if edit != nil {
 		edit(o)
+	}
+	return startBridge(t, o), started, be
+}
+
+// startBridge starts a bridge with o, quiet and with the test's state
+// keys unless o sets its own, closed when the test ends.
+func startBridge(t *testing.T, o *bridge.Options) *bridge.Bridge {
+	t.Helper()
+	if o.Server.Logger == nil {
+		o.Server.Logger = quiet
+	}
+	if o.Server.State.Keys == nil {
+		o.Server.State.Keys = testKeys
+	}
+	if o.Logger == nil {
+		o.Logger = quiet
 	}
 	b, err := bridge.New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return b, started, be
+	return b
 }
 
 func TestDiscoverFromBackend(t *testing.T) {
@@ -179,17 +193,7 @@ func TestSamplingBecomesInputRequired(t *testing.T) {
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) {
 			b, _ := newBridge(t, nil)
-			n := 0
-			var mu sync.Mutex
-			opts := []mcptest.Option{mcptest.ClientOptions(func(o *client.Options) {
-				o.Sample = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-					mu.Lock()
-					n++
-					k := n
-					mu.Unlock()
-					return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("ans", k)}}}, nil
-				}
-			})}
+			opts := []mcptest.Option{countingSampler()}
 			if era == "legacy" {
 				opts = append(opts, mcptest.Legacy())
 			}
@@ -203,6 +207,22 @@ func TestSamplingBecomesInputRequired(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingSampler makes a test client answer its nth sampling request
+// "ans<n>".
+func countingSampler() mcptest.Option {
+	var mu sync.Mutex
+	n := 0
+	return mcptest.ClientOptions(func(o *client.Options) {
+		o.Sample = func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			n++
+			k := n
+			mu.Unlock()
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint("ans", k)}}}, nil
+		}
+	})
 }
 
 // The first round on the wire: one input_required result keyed as the
@@ -396,6 +416,10 @@ func TestBackendExit(t *testing.T) {
 	}
 }
 
+// stdioBackendTools add tools to the stdio backend of TestMain (from
+// platform-specific test files).
+var stdioBackendTools []func(*mcp.Server)
+
 // TestMain runs the test binary as a stdio backend for TestBackendExit.
 func TestMain(m *testing.M) {
 	if os.Getenv("BRIDGE_TEST_BACKEND") == "1" {
@@ -414,6 +438,9 @@ func TestMain(m *testing.M) {
 				}()
 				return "bye", nil
 			})
+		for _, add := range stdioBackendTools {
+			add(s)
+		}
 		s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
@@ -540,9 +567,27 @@ func TestGatherOneRound(t *testing.T) {
 // (an exclusive lease: on stdio a log message names no request), at its
 // level.
 func TestLogsRelayed(t *testing.T) {
-	for _, era := range []client.EraPreference{client.LegacyOnly, client.AnyEra} {
-		t.Run(era.String(), func(t *testing.T) {
-			b, _ := newBridge(t, func(o *bridge.Options) { o.Eras = era })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdio := func(o *bridge.Options) {
+		o.Eras = client.AnyEra
+		o.Backend = func() client.Transport {
+			return &client.CommandTransport{Command: exe, Env: []string{"BRIDGE_TEST_BACKEND=1"}, Stderr: io.Discard}
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		edit func(*bridge.Options)
+	}{
+		{"legacy", func(o *bridge.Options) { o.Eras = client.LegacyOnly }},
+		{"modern", func(o *bridge.Options) { o.Eras = client.AnyEra }},
+		// On stdio a modern backend's log message names no request either.
+		{"modern stdio", stdio},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, _ := newBridge(t, tt.edit)
 			c := mcptest.NewClient(t, b.Server())
 			var got []string
 			_, err := c.Client().CallTool(context.Background(), "logs", nil, client.WithLogLevel(mcp.LevelInfo),
@@ -580,17 +625,11 @@ func TestIdleSessionThatExited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bridge.New(context.Background(), &bridge.Options{
+	b := startBridge(t, &bridge.Options{
 		Backend: func() client.Transport {
 			return &client.CommandTransport{Command: exe, Env: []string{"BRIDGE_TEST_BACKEND=1"}, Stderr: io.Discard}
 		},
-		Server: mcp.ServerOptions{Logger: quiet, State: mcp.StateOptions{Keys: testKeys}},
-		Logger: quiet,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	c := mcptest.NewClient(t, b.Server())
 	if _, err := c.Client().CallTool(context.Background(), "exitsoon", nil); err != nil {
 		t.Fatal(err)

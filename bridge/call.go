@@ -25,6 +25,9 @@ func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.Prov
 	if err != nil {
 		return nil, err
 	}
+	if b.modern.Load() {
+		return b.provideModern(ctx, req, params)
+	}
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read":
 		return b.call(ctx, req, params)
@@ -448,6 +451,9 @@ func (b *Bridge) backendError(ctx context.Context, s *session, err error) error 
 	if ended {
 		b.pool.markDead(s)
 		s.c.Close() // reaps the process, for its exit status
+		if s.hung.Load() {
+			return &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend was ended during the call: " + b.hungReason()}
+		}
 		reason := exitReason(s.c)
 		b.log.Warn("bridge: a backend session ended during a call", "exit", reason, "err", err)
 		return &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend exited during the call (" + reason + ")"}

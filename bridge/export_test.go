@@ -15,3 +15,10 @@ func EndedSessions(b *Bridge) int {
 	}
 	return n
 }
+
+// Sessions counts the open backend sessions, the probe not counted.
+func Sessions(b *Bridge) int {
+	b.pool.mu.Lock()
+	defer b.pool.mu.Unlock()
+	return b.pool.total
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
@@ -66,6 +67,8 @@ type session struct {
 	lastUsed  time.Time
 	dead      bool
 
+	hung atomic.Bool // the watchdog ended the session: it stopped answering
+
 	mu  sync.Mutex
 	cur *heldCall // the call of an exclusive lease, whose caller gets the backend's requests
 }
@@ -75,7 +78,9 @@ func (s *session) ask(ctx context.Context, method string, params json.RawMessage
 	s.mu.Lock()
 	h := s.cur
 	s.mu.Unlock()
-	if h == nil {
+	if h == nil || h.ctx == nil {
+		// No call, or one leased for its logs only (a modern backend's
+		// input requests come as input_required, never as requests).
 		return nil, errNoCaller
 	}
 	return h.ask(ctx, method, params)
@@ -184,6 +189,11 @@ func (p *pool) open(ctx context.Context, key string, caps mcp.ClientCapabilities
 		return nil, mcp.Unavailable("Server shutting down")
 	}
 	p.byKey[key] = append(p.byKey[key], s)
+	go p.b.watch(c, &s.hung, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return s.users > 0
+	})
 	return s, nil
 }
 

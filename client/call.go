@@ -25,6 +25,7 @@ type callConfig struct {
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
+	relay    bool // ReturnInputRequired
 	icMeta   map[string]any // _meta the interceptors add (intercept.go); it does not bypass the cache
 }
 
@@ -78,6 +79,17 @@ func WithLogLevel(l mcp.LogLevel) CallOption {
 // asked again and the answer replaces any cached one.
 func NoCache() CallOption {
 	return func(c *callConfig) { c.noCache = true }
+}
+
+// ReturnInputRequired makes a tools/call, prompts/get or resources/read
+// return an input_required result as it is (with its inputRequests and
+// requestState) instead of answering its input requests and retrying: for
+// a caller that relays them to someone else (the bridge package), which
+// then retries with Call, passing inputResponses and requestState in the
+// params. Without it (on a modern server) the client answers the rounds
+// itself with Options.Input and friends.
+func ReturnInputRequired() CallOption {
+	return func(c *callConfig) { c.relay = true }
 }
 
 // Progress is one notifications/progress of a request.
@@ -188,6 +200,9 @@ func (c *Client) call(ctx context.Context, method string, params map[string]any,
 		}
 		if !mrtr {
 			return nil, &ProtocolError{Method: method, Msg: "the server answered input_required, which " + method + " does not allow"}
+		}
+		if cfg.relay {
+			return res, nil
 		}
 		if round+1 >= c.opts.MaxInputRounds {
 			return nil, &ProtocolError{Method: method, Msg: fmt.Sprintf("the server still asked for input after %d rounds", c.opts.MaxInputRounds)}

@@ -237,7 +237,12 @@ type Client struct {
 	subs       map[string]func(*jsonrpc.Message)
 	legacySubs map[string]func(*jsonrpc.Message) bool // reports whether it took the notification
 	nextTok    int64
-	closed     bool
+	// subMu serializes the legacy resources/subscribe and
+	// resources/unsubscribe calls, and guards uriRefs: how many legacy
+	// Listen streams hold each subscribed URI.
+	subMu   sync.Mutex
+	uriRefs map[string]int
+	closed  bool
 }
 
 // Connect opens t and negotiates a protocol version with the server behind

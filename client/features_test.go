@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -82,6 +83,41 @@ func textOf(t *testing.T, r *mcp.CallToolResult, err error) string {
 		t.Fatalf("content %T", r.Content[0])
 	}
 	return tc.Text
+}
+
+// ReturnInputRequired hands the input_required round to the caller, who
+// retries with the answers and the requestState.
+func TestReturnInputRequired(t *testing.T) {
+	ctx := context.Background()
+	c, err := client.Connect(ctx, transports(t, inputServer(t))["memory"], inputOptions(mcp.EraModern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, err := c.Call(ctx, "tools/call", map[string]any{"name": "sample"}, client.ReturnInputRequired())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ir struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  *string                    `json:"requestState"`
+	}
+	if err := json.Unmarshal(raw, &ir); err != nil || ir.ResultType != "input_required" || ir.InputRequests["q"] == nil {
+		t.Fatalf("first round = %s (%v), want input_required asking q", raw, err)
+	}
+	retry := map[string]any{"name": "sample", "inputResponses": map[string]any{
+		"q": map[string]any{"role": "assistant", "model": "m", "content": map[string]any{"type": "text", "text": "5"}}}}
+	if ir.RequestState != nil {
+		retry["requestState"] = *ir.RequestState
+	}
+	raw, err = c.Call(ctx, "tools/call", retry, client.ReturnInputRequired())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "model said 5") {
+		t.Errorf("retry = %s, want the caller's answer used", raw)
+	}
 }
 
 func TestInputHandlersBothEras(t *testing.T) {
@@ -206,6 +242,44 @@ func TestListen(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestListenLegacyShared checks that two Listen streams on one legacy
+// session that name the same resource share its subscription: the one
+// that ends first leaves the other subscribed.
+func TestListenLegacyShared(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s := testServer(t)
+	defer s.Shutdown(context.Background())
+	c, err := client.Connect(ctx, transports(t, s)["memory"], &client.Options{Eras: only(mcp.EraLegacy)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f := client.ListenFilter{ResourceSubscriptions: []string{"test://a"}}
+	var got []string
+	for ev, err := range c.Listen(ctx, f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Acknowledged != nil {
+			// A second stream on the same URI opens and ends.
+			for ev2, err := range c.Listen(ctx, f) {
+				if err != nil || ev2.Acknowledged == nil {
+					t.Fatalf("second stream: %+v, %v", ev2, err)
+				}
+				break
+			}
+			s.NotifyResourceUpdated("test://a")
+			continue
+		}
+		got = append(got, ev.Notification.Method)
+		break
+	}
+	if diff := cmp.Diff([]string{"notifications/resources/updated"}, got); diff != "" {
+		t.Errorf("the first stream's notifications (-want +got):\n%s", diff)
 	}
 }
 

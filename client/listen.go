@@ -252,20 +252,16 @@ func (c *Client) listenLegacy(ctx context.Context, filter ListenFilter) iter.Seq
 		ack.PromptsListChanged = filter.PromptsListChanged && caps.Prompts != nil && caps.Prompts.ListChanged
 		ack.ResourcesListChanged = filter.ResourcesListChanged && caps.Resources != nil && caps.Resources.ListChanged
 		if caps.Resources != nil && caps.Resources.Subscribe {
-			for _, u := range filter.ResourceSubscriptions {
-				if _, err := c.call(ctx, "resources/subscribe", map[string]any{"uri": u}, newConfig(nil)); err != nil {
+			// The session holds one subscription per URI, shared by the
+			// streams that name it: the last to end unsubscribes.
+			defer func() { c.unsubscribeURIs(ctx, ack.ResourceSubscriptions) }()
+			for _, u := range slices.Compact(slices.Sorted(slices.Values(filter.ResourceSubscriptions))) {
+				if err := c.subscribeURI(ctx, u); err != nil {
 					yield(nil, err)
 					return
 				}
 				ack.ResourceSubscriptions = append(ack.ResourceSubscriptions, u)
 			}
-			defer func() {
-				uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				defer ucancel()
-				for _, u := range ack.ResourceSubscriptions {
-					c.call(uctx, "resources/unsubscribe", map[string]any{"uri": u}, newConfig(nil))
-				}
-			}()
 		}
 		events := make(chan *ListenEvent, listenBuffer)
 		fn := func(m *jsonrpc.Message) bool {
@@ -323,4 +319,41 @@ func legacyWanted(f ListenFilter, m *jsonrpc.Message) bool {
 		return slices.Contains(f.ResourceSubscriptions, w.URI)
 	}
 	return false
+}
+
+// subscribeURI takes a reference on the legacy session's subscription to
+// uri, sending resources/subscribe when it is the first.
+func (c *Client) subscribeURI(ctx context.Context, uri string) error {
+	c.subMu.Lock()
+	defer c.subMu.Unlock()
+	if c.uriRefs[uri] == 0 {
+		if _, err := c.call(ctx, "resources/subscribe", map[string]any{"uri": uri}, newConfig(nil)); err != nil {
+			return err
+		}
+	}
+	if c.uriRefs == nil {
+		c.uriRefs = map[string]int{}
+	}
+	c.uriRefs[uri]++
+	return nil
+}
+
+// unsubscribeURIs drops a reference on each of uris, sending
+// resources/unsubscribe for those no stream holds any more (bounded by 5
+// seconds, also when ctx has ended).
+func (c *Client) unsubscribeURIs(ctx context.Context, uris []string) {
+	if len(uris) == 0 {
+		return
+	}
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	c.subMu.Lock()
+	defer c.subMu.Unlock()
+	for _, u := range uris {
+		if c.uriRefs[u]--; c.uriRefs[u] > 0 {
+			continue
+		}
+		delete(c.uriRefs, u)
+		c.call(uctx, "resources/unsubscribe", map[string]any{"uri": u}, newConfig(nil))
+	}
 }

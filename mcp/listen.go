@@ -100,6 +100,8 @@ type listeners struct {
 
 	busOnce sync.Once
 	unsub   func() // set once by busOnce; called by Shutdown
+	// observe is ListenOptions.Observe.
+	observe func(ctx context.Context, info *RequestInfo, granted SubscriptionFilter) (func(), error)
 
 	mu      sync.Mutex              // guards subs, closed, parked and ticking
 	subs    map[*subscription]uint8 // each with its keep-alive slice (park.go)
@@ -133,6 +135,7 @@ func (l *listeners) init(s *Server, o *ListenOptions) {
 	default:
 		l.max = cmp.Or(o.MaxSubscriptions, defaultMaxSubscriptions)
 	}
+	l.observe = o.Observe
 	l.subs = make(map[*subscription]uint8)
 	l.writeTimeout = parkedWriteTimeout
 }
@@ -152,6 +155,7 @@ type subscription struct {
 	tasks  map[string]struct{} // honoured taskIds
 	wake   chan struct{}       // capacity 1: pending or end changed
 	client string              // the client whose quota the stream counts against
+	ended  func()              // ListenOptions.Observe's end function; may be nil
 	abort  func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
 
 	mu      sync.Mutex
@@ -281,7 +285,16 @@ func (l *listeners) close(sub *subscription) {
 	delete(l.subs, sub)
 	l.mu.Unlock()
 	l.s.quota.release(quotaSubscriptions, sub.client)
+	sub.observedEnd()
 	l.wg.Done()
+}
+
+// observedEnd calls the stream's ListenOptions.Observe end function, if
+// any. It runs once, when the stream is unregistered.
+func (sub *subscription) observedEnd() {
+	if sub.ended != nil {
+		sub.ended()
+	}
 }
 
 // count returns the number of open subscriptions.
@@ -535,6 +548,14 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	if err := l.open(sub); err != nil {
 		x.s.quota.release(quotaSubscriptions, sub.client)
 		return nil, err
+	}
+	if l.observe != nil {
+		end, err := l.observe(ctx, &x.info, ack)
+		sub.ended = end
+		if err != nil {
+			l.close(sub)
+			return nil, err
+		}
 	}
 	if g, ok := x.notifier.(gracefulEnder); ok {
 		g.onGracefulEnd(func() { l.endGracefully(sub) })

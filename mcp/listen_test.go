@@ -640,3 +640,49 @@ func TestListenURIBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestListenObserve checks ListenOptions.Observe: it sees the granted
+// filter before the acknowledgement, its error refuses the stream, and its
+// end function runs when the stream ends.
+func TestListenObserve(t *testing.T) {
+	granted := make(chan mcp.SubscriptionFilter, 1)
+	ended := make(chan struct{}, 1)
+	s, _ := listenServer(t, &mcp.ServerOptions{Listen: mcp.ListenOptions{
+		MaxSubscriptions: 1,
+		Observe: func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
+			if !f.ToolsListChanged {
+				return nil, mcp.InvalidParams("Invalid params: refused by the observer")
+			}
+			granted <- f
+			return func() { ended <- struct{}{} }, nil
+		},
+	}})
+	srv := serveHTTP(t, s)
+
+	resp := postListen(t, srv.URL, `7`, `{"promptsListChanged":true}`)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "refused by the observer") {
+		t.Errorf("refused stream: HTTP %d %s; want 400 with the observer's error", resp.StatusCode, body)
+	}
+	// The refused stream gave its slot back.
+	for i := range 2 {
+		st := openStream(t, srv.URL, strconv.Itoa(10+i), `{"toolsListChanged":true}`)
+		st.next(t)
+		<-granted
+		st.resp.Body.Close()
+		<-ended
+	}
+
+	st := openStream(t, srv.URL, `8`, `{"toolsListChanged":true,"promptsListChanged":true}`)
+	st.next(t) // the acknowledgement
+	if diff := cmp.Diff(mcp.SubscriptionFilter{ToolsListChanged: true}, <-granted); diff != "" {
+		t.Errorf("granted filter (-want +got):\n%s", diff)
+	}
+	st.resp.Body.Close()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end function did not run within 5s of the stream closing")
+	}
+}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"strconv"
 	"time"
 )
@@ -81,6 +82,17 @@ type ListenOptions struct {
 	// HTTP status 503 and data {"maxSubscriptions": N}. Default 10000.
 	// Off removes the cap.
 	MaxSubscriptions int
+	// Observe, when not nil, is called as a subscriptions/listen stream
+	// opens, after its limits and quotas are checked and before its
+	// acknowledgement is sent, with the request's information and the
+	// filter the acknowledgement grants (which it must not modify). An
+	// error refuses the stream and is sent as the answer, as a handler's
+	// is. The function it returns, when not nil, is called once when the
+	// stream ends, however it ends. It is for servers whose notifications
+	// come from elsewhere (the bridge package subscribes to the backend's
+	// resources with it); it is called concurrently and must be safe for
+	// that. ctx is the listen request's.
+	Observe func(ctx context.Context, info *RequestInfo, granted SubscriptionFilter) (end func(), err error)
 }
 
 // StateOptions configures the sealing of the requestState that travels

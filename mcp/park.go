@@ -400,6 +400,7 @@ func (ps *parkedStream) end(err error) {
 	delete(l.subs, sub)
 	l.mu.Unlock()
 	s.quota.release(quotaSubscriptions, sub.client)
+	sub.observedEnd()
 	l.wg.Done()
 	if ps.held != nil {
 		close(ps.held)

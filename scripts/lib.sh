@@ -110,6 +110,18 @@ ensure_everything() {
     npm_retry install --prefix "$EVERYTHING_DIR" --no-audit --no-fund --save-exact "$EVERYTHING_PKG"
 }
 
+# The npm peers of the bridge benchmark (bench/bridge.sh), installed in the test cache only.
+BRIDGE_PEERS_PKGS="mcp-proxy@6.7.19 supergateway@4.0.0"
+BRIDGE_PEERS_DIR=$CACHE/bridgepeers
+
+# ensure_bridge_peers: mcp-proxy and supergateway, pinned, installed with Node 22 first on PATH.
+ensure_bridge_peers() {
+  ensure_node22
+  # shellcheck disable=SC2086 # the package list is split on purpose
+  PATH="$NODE22_BIN:$PATH" install_once "$BRIDGE_PEERS_DIR" "$BRIDGE_PEERS_PKGS" \
+    npm_retry install --prefix "$BRIDGE_PEERS_DIR" --no-audit --no-fund --save-exact $BRIDGE_PEERS_PKGS
+}
+
 # conformance ARGS...: run the locally installed suite (npx --no: never fetch anything at run time).
 conformance() {
   (cd "$CONFORMANCE_DIR" && PATH="$NODE22_BIN:$PATH" npx --no conformance "$@")

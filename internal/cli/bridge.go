@@ -39,6 +39,8 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 	front := registerFront(fs)
 	maxSessions := fs.Int("max-sessions", 0, "cap on the backend sessions (processes, for a command) over all capability keys (0: 16)")
 	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
+	pingInterval := fs.Duration("ping-interval", 0, "how often the backend is pinged (always on the probe session, while calls are in flight on the others) to find one that stops answering (0: 10s; negative: never)")
+	pingTimeout := fs.Duration("ping-timeout", 0, "how long a ping waits for the backend's answer before the backend is ended and restarted (0: 5s)")
 	backendEra := fs.String("backend-era", "auto", "the backend's era: auto (find out), modern or legacy (initialize even if it answers server/discover)")
 	advertise := fs.String("advertise-url", "", "this replica's MCP `URL` as the other replicas reach it: a retry that lands on another replica is forwarded here")
 	extensions := fs.String("extensions", "", "comma-separated client `EXTENSIONS` that reach the backend and key its sessions")
@@ -74,8 +76,11 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 		default:
 			return inv.usageError("--backend-era %q: want auto, modern or legacy", *backendEra)
 		}
-		if *maxSessions < 0 || *holdTimeout < 0 {
-			return inv.usageError("--max-sessions and --hold-timeout cannot be negative")
+		if *maxSessions < 0 || *holdTimeout < 0 || *pingTimeout < 0 {
+			return inv.usageError("--max-sessions, --hold-timeout and --ping-timeout cannot be negative")
+		}
+		if *pingInterval < 0 {
+			*pingInterval = mcp.Off
 		}
 		var exts []string
 		for _, e := range strings.Split(*extensions, ",") {
@@ -99,7 +104,8 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 			defer cancel()
 			var err error
 			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
-				MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise})
+				MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
+				PingInterval: *pingInterval, PingTimeout: *pingTimeout})
 			if err != nil {
 				return nil, err
 			}
