@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"log/slog"
 	"os"
@@ -111,15 +110,7 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 			}
 			return b.Server(), nil
 		}
-		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == exitUsage {
-				return inv.fail(err)
-			}
-			log.Error("bridge", "err", err)
-			return exitCodeOf(err)
-		}
-		return exitOK
+		return front.run(ctx, inv, log, "bridge", opts, newServer)
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 //	// after fs.Parse, in the command's Runner:
 //	opts, closeFront, err := front.ServerOptions(ctx, log, inv.stderr) // the options the flags make
 //	defer closeFront()
-//	err = front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout) // listen or stdio, until ctx ends
+//	return front.run(ctx, inv, log, "serve", opts, newServer) // Serve: listen or stdio, until ctx ends
 //
 // where newServer builds the command's own *mcp.Server from the finished
 // options (Serve adds Auth from --auth-* once it knows the served URL, so
@@ -339,4 +339,21 @@ func (a *authFlags) options(url string) (*mcp.AuthOptions, *oauth.JWTVerifier, e
 		RequiredScopes:       splitScopes(a.scopes),
 		DiscoverRequiresAuth: a.protectDiscover,
 	}, v, nil
+}
+
+// run serves as Serve does and turns its outcome into the command's exit
+// code: a usage error is printed with the usage lines (exit 2), any other
+// failure is logged under the command's name with its exit code from the
+// table. serve, bridge and gateway end with it.
+func (f *Front) run(ctx context.Context, inv *invocation, log *slog.Logger, name string, opts *mcp.ServerOptions, newServer func(*mcp.ServerOptions) (*mcp.Server, error)) int {
+	err := f.Serve(ctx, opts, newServer, inv.stdin, inv.stdout)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == exitUsage {
+		return inv.fail(err)
+	}
+	log.Error(name, "err", err)
+	return exitCodeOf(err)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"io"
 	"log/slog"
@@ -132,14 +131,6 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 			running.Store(g)
 			return g.Server(), nil
 		}
-		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == exitUsage {
-				return inv.fail(err)
-			}
-			log.Error("gateway", "err", err)
-			return exitCodeOf(err)
-		}
-		return exitOK
+		return front.run(ctx, inv, log, "gateway", opts, newServer)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -78,15 +77,7 @@ func serveFlags(fs *flag.FlagSet) Runner {
 			}
 			return s, nil
 		}
-		if err := front.Serve(ctx, opts, newServer, inv.stdin, inv.stdout); err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == exitUsage {
-				return inv.fail(err)
-			}
-			log.Error("serve", "err", err)
-			return exitCodeOf(err)
-		}
-		return exitOK
+		return front.run(ctx, inv, log, "serve", opts, newServer)
 	}
 }
 
