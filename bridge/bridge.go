@@ -118,9 +118,12 @@ type Options struct {
 type Bridge struct {
 	opts Options
 	srv  *mcp.Server
-	log  *slog.Logger
-	pool *pool
-	held heldCalls
+	// front is srv once New has made it: the probe session's reader may
+	// deliver a notification before that, and onNotification reads it here.
+	front atomic.Pointer[mcp.Server]
+	log   *slog.Logger
+	pool  *pool
+	held  heldCalls
 	// modern reports that the backend speaks 2026-07-28 (modern.go).
 	modern atomic.Bool
 	subs   subscriptions
@@ -211,6 +214,7 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	}
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(b.ready))
 	b.srv = mcp.NewServer(&so)
+	b.front.Store(b.srv)
 	b.pool = newPool(b)
 	b.adopt(probe)
 	sctx, cancel := context.WithCancel(context.Background())
@@ -366,20 +370,26 @@ var errNoCaller = &mcp.Error{Code: -32603, Message: "no caller to ask: the reque
 // onNotification relays the backend's list changes to the front's
 // listeners, on every replica through the Bus.
 func (b *Bridge) onNotification(n *client.Notification) {
+	srv := b.front.Load()
+	if srv == nil {
+		// The front does not exist yet: nobody has listed or listens, so
+		// there is nothing to tell.
+		return
+	}
 	switch n.Method {
 	case "notifications/tools/list_changed":
 		b.schemas.forget()
-		b.srv.NotifyListChanged(mcp.ToolsListChanged)
+		srv.NotifyListChanged(mcp.ToolsListChanged)
 	case "notifications/prompts/list_changed":
-		b.srv.NotifyListChanged(mcp.PromptsListChanged)
+		srv.NotifyListChanged(mcp.PromptsListChanged)
 	case "notifications/resources/list_changed":
-		b.srv.NotifyListChanged(mcp.ResourcesListChanged)
+		srv.NotifyListChanged(mcp.ResourcesListChanged)
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`
 		}
 		if json.Unmarshal(n.Params, &p) == nil {
-			b.srv.NotifyResourceUpdated(p.URI)
+			srv.NotifyResourceUpdated(p.URI)
 		}
 	}
 }

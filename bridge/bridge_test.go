@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -642,5 +643,37 @@ func TestIdleSessionThatExited(t *testing.T) {
 	}
 	if got := res.Content[0].(*mcp.TextContent).Text; got != "fresh" {
 		t.Errorf("echo = %q", got)
+	}
+}
+
+// A backend may send a notification as soon as its session is up, while
+// New is still building the front: the bridge drops it (nobody can have
+// listed or listen yet) instead of reading a front that does not exist.
+// Under -race this failed with a data race on the front server.
+func TestNotificationDuringStart(t *testing.T) {
+	be := backend(make(chan string, 4))
+	done := make(chan struct{})
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				be.NotifyListChanged(mcp.ToolsListChanged)
+				runtime.Gosched()
+			}
+		}
+	}()
+	b := startBridge(t, &bridge.Options{
+		Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
+		Eras:    client.LegacyOnly,
+	})
+	close(done)
+	<-sent
+	c := mcptest.NewClient(t, b.Server())
+	if _, err := c.Client().CallTool(context.Background(), "echo", map[string]any{"text": "up"}); err != nil {
+		t.Fatalf("a call after notifications during start: %v", err)
 	}
 }
