@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -358,11 +359,15 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 					return
 				}
 			}
-			b.log.Info("bridge: backend log message outside a call", "level", m.Level, "logger", m.Logger, "data", string(m.Data))
+			b.log.Info("bridge: backend log message outside a call", "level", m.Level, "logger", clip.String(m.Logger, 256), "data", clip.String(string(m.Data), maxLogData))
 		},
 	}
 	return client.Connect(ctx, o.Backend(), co)
 }
+
+// maxLogData bounds what the bridge logs of a backend's log message
+// outside a call: the backend chooses its size.
+const maxLogData = 4 << 10
 
 // errNoCaller answers a backend's input request that no call can carry.
 var errNoCaller = &mcp.Error{Code: -32603, Message: "no caller to ask: the request arrived outside a call whose caller declared the capability"}

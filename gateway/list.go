@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -179,7 +180,7 @@ func (g *router) rename(b *backend, member string, k kind, raw json.RawMessage) 
 			}
 			full, err := g.publicName(b, name)
 			if err != nil {
-				g.log.Warn("gateway: an item is left out", "backend", b.name, "list", member, "name", name, "reason", err.Error())
+				g.log.Warn("gateway: an item is left out", "backend", b.name, "list", member, "name", clip.String(name, 256), "reason", clip.String(err.Error(), 1024))
 				continue
 			}
 			it["name"], _ = json.Marshal(full)

@@ -11,6 +11,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -77,7 +78,7 @@ func (x *resourceIndex) saw(g *router, b *backend, uri string) {
 			x.uris[uri] = b
 		}
 		if x.warnOnce(uri) {
-			g.log.Warn("gateway: two backends list one resource URI; reads go to the first in config order", "uri", uri, "to", first.name, "also", other.name)
+			g.log.Warn("gateway: two backends list one resource URI; reads go to the first in config order", "uri", clip.String(uri, 1024), "to", first.name, "also", other.name)
 		}
 	}
 }

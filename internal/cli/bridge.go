@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -116,6 +117,9 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 
 // stderrLog logs a backend's stderr, line by line, tagged with its
 // command. It never reaches a caller.
+// maxStderrLine bounds one logged line of a backend's stderr.
+const maxStderrLine = 4 << 10
+
 type stderrLog struct {
 	log     *slog.Logger
 	cmd     string
@@ -129,11 +133,11 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		w.log.Info("backend stderr", "cmd", w.cmd, "line", string(bytes.TrimRight(w.partial[:i], "\r")))
+		w.log.Info("backend stderr", "cmd", w.cmd, "line", clip.String(string(bytes.TrimRight(w.partial[:i], "\r")), maxStderrLine))
 		w.partial = w.partial[i+1:]
 	}
-	if len(w.partial) > 64<<10 { // a very long line: logged in pieces
-		w.log.Info("backend stderr", "cmd", w.cmd, "line", string(w.partial))
+	if len(w.partial) > 64<<10 { // a very long line: its start is logged, the rest dropped
+		w.log.Info("backend stderr", "cmd", w.cmd, "line", clip.String(string(w.partial), maxStderrLine))
 		w.partial = nil
 	}
 	return len(p), nil

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -132,5 +134,22 @@ func TestBridgeStdioToURL(t *testing.T) {
 	}
 	if len(res.Content) != 1 {
 		t.Errorf("result = %+v", res)
+	}
+}
+
+// A backend chooses the length of its stderr lines: the log gets at most
+// maxStderrLine bytes of each, however long the line.
+func TestStderrLogBounded(t *testing.T) {
+	var out bytes.Buffer
+	w := &stderrLog{log: slog.New(slog.NewJSONHandler(&out, nil)), cmd: "backend"}
+	w.Write(bytes.Repeat([]byte("x"), 1<<20))
+	w.Write([]byte(strings.Repeat("y", 100<<10) + "\n"))
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if len(line) > maxStderrLine+200 {
+			t.Errorf("a logged stderr line of %d bytes, want at most about %d", len(line), maxStderrLine)
+		}
+	}
+	if out.Len() == 0 {
+		t.Error("nothing logged")
 	}
 }
