@@ -205,11 +205,13 @@ func (f *Front) Serve(ctx context.Context, opts *mcp.ServerOptions, newServer fu
 	if err := f.authorize(ctx, ln.Addr(), url, opts); err != nil {
 		return err
 	}
+	probes := &readyProbes{}
+	opts.ReadyChecks = append(opts.ReadyChecks, probes)
 	s, err := newServer(opts)
 	if err != nil {
 		return err
 	}
-	return f.serveHTTP(ctx, s, ln, url, opts)
+	return f.serveHTTP(ctx, s, ln, url, probes, opts)
 }
 
 // listen opens the listener of --addr and returns it with the URL served.
@@ -245,10 +247,11 @@ func (f *Front) authorize(ctx context.Context, addr net.Addr, url string, opts *
 }
 
 // serveHTTP serves s on ln until ctx is done, then shuts down.
-func (f *Front) serveHTTP(ctx context.Context, s *mcp.Server, ln net.Listener, url string, opts *mcp.ServerOptions) error {
+// probes is one of opts.ReadyChecks; it wraps the server's handler.
+func (f *Front) serveHTTP(ctx context.Context, s *mcp.Server, ln net.Listener, url string, probes *readyProbes, opts *mcp.ServerOptions) error {
 	log := opts.Logger
 	hs := s.NewHTTPServer(f.addr, f.path)
-	probes := &readyProbes{next: hs.Handler}
+	probes.next = hs.Handler
 	hs.Handler = probes
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
 	if ao := opts.Auth; ao != nil {

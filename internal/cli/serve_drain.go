@@ -17,10 +17,22 @@ const defaultDrain = 5 * time.Second
 
 // readyProbes wraps the HTTP handler of `serve` and records whether
 // anything has asked GET /readyz: only a server whose readiness someone
-// watches has a reason to drain.
+// watches has a reason to drain. It is also one of the server's
+// ReadyChecks: from the moment the signal is handled (draining), Ready
+// fails with mcp.ErrShuttingDown, before the drain is logged and without
+// waiting for Server.Shutdown, which starts on another goroutine.
 type readyProbes struct {
-	next   http.Handler
-	probed atomic.Bool
+	next     http.Handler
+	probed   atomic.Bool
+	draining atomic.Bool
+}
+
+// Ready implements mcp.ReadyChecker.
+func (p *readyProbes) Ready(context.Context) error {
+	if p.draining.Load() {
+		return mcp.ErrShuttingDown
+	}
+	return nil
 }
 
 func (p *readyProbes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +51,7 @@ func (p *readyProbes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (http.Server.Shutdown). All of it within drain plus shutdownTimeout. It
 // reports whether everything ended in time.
 func drainAndShutdown(s *mcp.Server, hs *http.Server, probes *readyProbes, drain time.Duration, log *slog.Logger) bool {
+	probes.draining.Store(true)
 	sctx, cancel := context.WithTimeout(context.Background(), drain+shutdownTimeout)
 	defer cancel()
 	shut := make(chan error, 1)
