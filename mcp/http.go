@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -475,13 +476,13 @@ func (hh *httpHeaders) scan(h http.Header) {
 			hh.accept = vs
 		case "Origin":
 			hh.origin = vs
-		case hdrSessionID:
+		case protocol.HeaderSessionID:
 			hh.sessionID = vs
-		case hdrProtocolVersion:
+		case protocol.HeaderProtocolVersion:
 			hh.protocolVersion = vs
-		case hdrMethod:
+		case protocol.HeaderMethod:
 			hh.method = vs
-		case hdrName:
+		case protocol.HeaderName:
 			hh.name = vs
 		}
 	}

@@ -15,10 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
-
-const hdrSessionID = "Mcp-Session-Id"
 
 // sseRetry is the reconnection delay sent in priming events: how long a
 // polling client waits before it resumes a stream.
@@ -111,7 +110,7 @@ func (s *Server) serveLegacyPost(post *postedRequest) bool {
 		return true
 	}
 	if v := hh.protocolVersion; len(v) > 0 && !s.isLegacyVersion(v[0]) {
-		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(legacyVersions, ", "), status: http.StatusBadRequest})
+		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(protocol.LegacyVersions, ", "), status: http.StatusBadRequest})
 		return true
 	}
 	switch {
@@ -175,7 +174,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 			writeSessionError(w, msg.ID, err)
 			return
 		}
-		w.Header().Set(hdrSessionID, ss.id)
+		w.Header().Set(protocol.HeaderSessionID, ss.id)
 	}
 	w.Header()["Content-Type"] = jsonContentType
 	setRetryAfter(w.Header(), status)
@@ -191,7 +190,7 @@ func (s *Server) serveLegacyStream(w http.ResponseWriter, r *http.Request) bool 
 	if s.legacy == nil {
 		return false
 	}
-	sid := r.Header[hdrSessionID]
+	sid := r.Header[protocol.HeaderSessionID]
 	if len(sid) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodDelete) {
 		return false
 	}
