@@ -11,6 +11,7 @@ import (
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -269,11 +270,11 @@ func resultType(res json.RawMessage) string {
 func (c *Client) metaFor(st *callState) map[string]any {
 	m := map[string]any{}
 	if c.ev.perRequestMeta() {
-		m[iclient.MetaProtocolVersion] = c.sess.Version()
-		m[iclient.MetaClientCapabilities] = c.meta
-		m[iclient.MetaClientInfo] = c.opts.ClientInfo
+		m[protocol.MetaProtocolVersion] = c.sess.Version()
+		m[protocol.MetaClientCapabilities] = c.meta
+		m[protocol.MetaClientInfo] = c.opts.ClientInfo
 		if st.cfg.level != "" {
-			m["io.modelcontextprotocol/logLevel"] = st.cfg.level
+			m[protocol.MetaLogLevel] = st.cfg.level
 		}
 	}
 	if st.token != "" {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -58,15 +59,16 @@ type Transport string
 // The transports. A custom transport calling Handle may name itself in
 // Incoming.Transport.
 const (
-	// TransportStdio is newline-delimited JSON-RPC over a process's stdin
-	// and stdout (either era).
-	TransportStdio Transport = "stdio"
-	// TransportStreamableHTTP is Streamable HTTP (either era).
-	TransportStreamableHTTP Transport = "streamable-http"
-	// TransportSSE is the HTTP+SSE transport of revision 2024-11-05,
-	// deprecated since: a client may fall back to it for an old server;
-	// the server does not serve it.
-	TransportSSE Transport = "http+sse"
+	// TransportStdio, "stdio", is newline-delimited JSON-RPC over a
+	// process's stdin and stdout (either era).
+	TransportStdio Transport = protocol.TransportStdio
+	// TransportStreamableHTTP, "streamable-http", is Streamable HTTP
+	// (either era).
+	TransportStreamableHTTP Transport = protocol.TransportStreamableHTTP
+	// TransportSSE, "http+sse", is the HTTP+SSE transport of revision
+	// 2024-11-05, deprecated since: a client may fall back to it for an
+	// old server; the server does not serve it.
+	TransportSSE Transport = protocol.TransportSSE
 )
 
 // Phase says which part of the protocol a call is.

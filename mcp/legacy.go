@@ -49,41 +49,36 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Era is the generation of the protocol a request speaks.
 type Era uint8
 
-// The eras.
+// The eras: EraModern is 0, EraLegacy 1.
 const (
 	// EraModern is revision 2026-07-28 and later: stateless, every request
 	// carries its version and client capabilities in _meta.
-	EraModern Era = iota
+	EraModern Era = Era(protocol.EraModern)
 	// EraLegacy is revisions 2025-11-25 and earlier: an initialize
 	// handshake opens a session that fixes the version and capabilities.
-	EraLegacy
+	EraLegacy Era = Era(protocol.EraLegacy)
 )
 
 // String returns "modern" or "legacy".
-func (e Era) String() string {
-	if e == EraLegacy {
-		return "legacy"
-	}
-	return "modern"
-}
+func (e Era) String() string { return protocol.Era(e).String() }
 
-// LegacyVersion is the newest legacy (initialize-based) revision served.
-const LegacyVersion = "2025-11-25"
-
-// legacyVersions are the legacy revisions served, newest first. 2024-11-05
-// is served over stdio and Streamable HTTP only (not over its own,
-// deprecated HTTP+SSE transport).
-var legacyVersions = []string{LegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+// LegacyVersion is the newest legacy (initialize-based) revision served,
+// "2025-11-25". The legacy revisions served are protocol.LegacyVersions:
+// 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05, the last over stdio
+// and Streamable HTTP only (not over its own, deprecated HTTP+SSE
+// transport).
+const LegacyVersion = protocol.LegacyVersion
 
 // primingVersion is the first revision whose clients expect a priming SSE
 // event (an id and empty data); older clients would choke on empty data.
-const primingVersion = "2025-11-25"
+const primingVersion = protocol.LegacyVersion
 
 // legacyEra holds the state of the legacy era of one Server.
 type legacyEra struct {
@@ -98,9 +93,9 @@ type legacyEra struct {
 // Legacy.Disable.
 func (s *Server) initLegacy() {
 	o := &s.opts.Legacy
-	s.versions = append(slices.Clone(s.modern), legacyVersions...)
+	s.versions = append(slices.Clone(s.modern), protocol.LegacyVersions...)
 	if o.Only {
-		s.versions = slices.Clone(legacyVersions)
+		s.versions = slices.Clone(protocol.LegacyVersions)
 	}
 	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	store := o.SessionStore
@@ -123,8 +118,8 @@ func (s *Server) initializeHint() string {
 	if s.legacy == nil {
 		return "this server speaks the stateless MCP protocol without an initialize handshake, versions " + strings.Join(s.versions, ", ")
 	}
-	return "a request carrying _meta[\"" + metaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
-		"), which has no handshake; legacy clients (" + strings.Join(legacyVersions, ", ") + ") send initialize without it"
+	return "a request carrying _meta[\"" + protocol.MetaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
+		"), which has no handshake; legacy clients (" + strings.Join(protocol.LegacyVersions, ", ") + ") send initialize without it"
 }
 
 // legacyOnly reports whether s serves the legacy era alone (Legacy.Only).
@@ -132,7 +127,7 @@ func (s *Server) legacyOnly() bool { return s.legacy != nil && s.legacy.only }
 
 // isLegacyVersion reports whether v names a served legacy version.
 func (s *Server) isLegacyVersion(v string) bool {
-	return s.legacy != nil && slices.Contains(legacyVersions, v)
+	return s.legacy != nil && slices.Contains(protocol.LegacyVersions, v)
 }
 
 // hasModernMeta reports whether params carry the modern era's marker,
@@ -145,7 +140,7 @@ func hasModernMeta(params []byte) bool {
 	if !ok || !jsonscan.IsObject(meta) {
 		return false
 	}
-	_, ok = jsonscan.Lookup(meta, metaProtocolVersion)
+	_, ok = jsonscan.Lookup(meta, protocol.MetaProtocolVersion)
 	return ok
 }
 
@@ -379,7 +374,7 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 		}
 	}
 	version := LegacyVersion
-	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
+	if slices.Contains(protocol.LegacyVersions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion
 	}
 	st := &SessionState{ProtocolVersion: version, ClientInfo: p.ClientInfo, ClientCapabilities: p.Capabilities}
@@ -577,7 +572,7 @@ func appendLegacyResult(dst, result []byte) []byte {
 			mi, _ := jsonscan.Object(m.Value)
 			var mm jsonscan.Member
 			for mi.Next(&mm) {
-				if mm.KeyIs(metaServerInfo) {
+				if mm.KeyIs(protocol.MetaServerInfo) {
 					continue
 				}
 				if n > 0 {
