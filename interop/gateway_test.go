@@ -25,64 +25,6 @@ import (
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// tsModernClient is the TypeScript SDK 2.x client package (a 2026-07-28
-// client); scripts/lib.sh (TS_MODERN_PKG) installs the same version into
-// the cache folder tsclient-modern.
-const tsModernClient = "@modelcontextprotocol/client@2.4.0"
-
-// tsClientScript installs the TypeScript SDK 2.x client into the cache
-// (once, under the cache's install lock, as scripts/lib.sh does) and copies
-// the script src next to its node_modules. It returns node and the copy.
-func tsClientScript(t *testing.T, src string) (node, script string) {
-	t.Helper()
-	cache, err := cacheDir()
-	if err != nil {
-		t.Skipf("no cache folder: %v", err)
-	}
-	node, err = node22(cache)
-	if err != nil {
-		t.Skip(err)
-	}
-	dir := filepath.Join(cache, "tsclient-modern")
-	marker := filepath.Join(dir, ".installed")
-	if b, _ := os.ReadFile(marker); string(b) != tsModernClient {
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			t.Skip("npm is needed to install " + tsModernClient + "; not found on PATH")
-		}
-		if err := os.MkdirAll(cache, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		unlock, err := lockCache(cache)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := os.ReadFile(marker); string(b) != tsModernClient {
-			os.RemoveAll(dir)
-			os.MkdirAll(dir, 0o755)
-			cmd := exec.Command(npm, "install", "--prefix", dir, "--save-exact", "--no-audit", "--no-fund", tsModernClient)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				unlock()
-				t.Fatalf("npm install %s: %v\n%s", tsModernClient, err, out)
-			}
-			os.WriteFile(marker, []byte(tsModernClient), 0o644)
-		}
-		unlock()
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp(dir, strings.TrimSuffix(filepath.Base(src), ".mjs")+"-*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Write(b)
-	f.Close()
-	t.Cleanup(func() { os.Remove(f.Name()) })
-	return node, f.Name()
-}
-
 // gatewayProcess runs `mcpkit gateway --config config` on a free port as
 // its own process and returns its URL; when the test ends it sends SIGTERM
 // and checks that the gateway exits with 0.

@@ -234,7 +234,7 @@ needs_services() {
   local dir=$1
   case $dir in
     redis | redis/*) ensure_redis || true ;;
-    interop | interop/*) ensure_everything; ensure_redis || true ;;   # the npm reference server; Redis for the gateway deployment
+    interop | interop/*) ensure_everything; ensure_redis || true ;;   # the npm reference server (stdio); bridge and gateway replicas on Redis
     appsbrowser) ensure_apps_npm; ensure_chromium || true ;;   # MCP Apps: npm packages, a browser
   esac
   # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
