@@ -54,6 +54,7 @@ func main() {
 	callLevels := flag.String("call-levels", "16", "numbers of concurrent callers for tools/call")
 	listLevels := flag.String("list-levels", "1,16", "numbers of concurrent callers for tools/list")
 	servers := flag.Int("servers", 10, "servers behind the gateway of the list case")
+	compareBin := flag.String("compare", "", "another mcpkit `BINARY` (an older build, say) whose gateway of 1 server joins the tools/call case")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "benchgateway-")
 	if err != nil {
@@ -70,15 +71,15 @@ func main() {
 			p.Wait()
 		}
 	}()
-	start := func(args ...string) string {
-		url, cmd, err := startURL(*mcpkit, args...)
+	start := func(bin string, args ...string) string {
+		url, cmd, err := startURL(bin, args...)
 		if err != nil {
 			fail(err)
 		}
 		procs = append(procs, cmd)
 		return url
 	}
-	gateway := func(name string, n int) string {
+	gateway := func(bin, name string, n int) string {
 		var b strings.Builder
 		b.WriteString("servers:\n")
 		for i := range n {
@@ -95,11 +96,11 @@ func main() {
 		if err := os.WriteFile(config, []byte(b.String()), 0o600); err != nil {
 			fail(err)
 		}
-		return start("gateway", "--addr", "127.0.0.1:0", "--max-sessions", "1", "--config", config)
+		return start(bin, "gateway", "--addr", "127.0.0.1:0", "--max-sessions", "1", "--config", config)
 	}
-	bridgeURL := start(append([]string{"bridge", "--addr", "127.0.0.1:0", "--max-sessions", "1", "--"}, backend...)...)
-	gateway1 := gateway("one", 1)
-	gatewayN := gateway("many", *servers)
+	bridgeURL := start(*mcpkit, append([]string{"bridge", "--addr", "127.0.0.1:0", "--max-sessions", "1", "--"}, backend...)...)
+	gateway1 := gateway(*mcpkit, "one", 1)
+	gatewayN := gateway(*mcpkit, "many", *servers)
 
 	fmt.Printf("Each row: %s in %d slices per target, the targets taking turns.\n\n", *duration, *nslices)
 	fmt.Println("| case | target | callers | ops/s | p50 | p99 | errors | shed | items | p50 per item | ops/s ratio to the first (median of slices) |")
@@ -120,11 +121,15 @@ func main() {
 		}
 		return n, nil
 	}
+	callTargets := []target{
+		{"mcpkit bridge", bridgeURL, call("test_simple_text")},
+		{"mcpkit gateway, 1 server", gateway1, call(serverName(0, 1) + "_test_simple_text")},
+	}
+	if *compareBin != "" {
+		callTargets = append(callTargets, target{"mcpkit gateway, 1 server, " + filepath.Base(*compareBin), gateway(*compareBin, "compare", 1), call(serverName(0, 1) + "_test_simple_text")})
+	}
 	for _, n := range levels(*callLevels) {
-		compare("tools/call", n, *duration, *nslices, []target{
-			{"mcpkit bridge", bridgeURL, call("test_simple_text")},
-			{"mcpkit gateway, 1 server", gateway1, call(serverName(0, 1) + "_test_simple_text")},
-		})
+		compare("tools/call", n, *duration, *nslices, callTargets)
 	}
 	page := func(ctx context.Context, c *client.Client) (int, error) {
 		raw, err := c.Call(ctx, "tools/list", nil)
