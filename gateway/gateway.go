@@ -699,11 +699,14 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 }
 
 // nameParam reads the "name" member of the params of a tools/call or
-// prompts/get (an object; the last one when it repeats, as encoding/json
-// would) without decoding the rest, and returns it with a function that
-// returns a copy of params whose name is another: the rest of the params
-// (arguments, _meta) goes to the backend byte for byte, not decoded and
-// encoded again. params is valid JSON (the front decoded the request).
+// prompts/get (an object) without decoding the rest, and returns it with a
+// function that returns a copy of params whose name is another: the rest
+// of the params (arguments, _meta) goes to the backend byte for byte, not
+// decoded and encoded again. params is valid JSON (the front decoded the
+// request). Params with a key that repeats, or with an escaped key, are
+// decoded and encoded again instead (the last of each key wins, as in
+// encoding/json), so that a backend that reads the first of repeated keys
+// sees the name the gateway routed and checked, never another.
 func nameParam(params []byte) (string, func(string) []byte, error) {
 	it, ok := jsonscan.Object(params)
 	if !ok && len(bytes.TrimSpace(params)) > 0 && !bytes.Equal(bytes.TrimSpace(params), []byte("null")) {
@@ -711,7 +714,15 @@ func nameParam(params []byte) (string, func(string) []byte, error) {
 	}
 	var m jsonscan.Member
 	var span []byte
+	var keysBuf [8][]byte // params have a few keys: no allocation
+	keys := keysBuf[:0]
+	repeated := false
 	for ok && it.Next(&m) {
+		repeated = repeated || m.Escaped // an escaped key may spell another: compare decoded
+		for _, k := range keys {
+			repeated = repeated || bytes.Equal(k, m.Key)
+		}
+		keys = append(keys, m.Key)
 		if m.KeyIs("name") {
 			span = m.Value
 		}
@@ -719,6 +730,17 @@ func nameParam(params []byte) (string, func(string) []byte, error) {
 	name, isString := jsonscan.String(span)
 	if !isString || name == "" {
 		return "", nil, mcp.InvalidParams("Invalid params: name must be a non-empty string")
+	}
+	if repeated {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(params, &p); err != nil {
+			return "", nil, mcp.InvalidParams("Invalid params: params must be an object")
+		}
+		return name, func(to string) []byte {
+			p["name"], _ = json.Marshal(to)
+			out, _ := json.Marshal(p)
+			return out
+		}, nil
 	}
 	off := cap(params) - cap(span) // span is a slice of params
 	return name, func(to string) []byte {

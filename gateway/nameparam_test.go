@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
 // TestNameParam checks the name nameParam reads from tools/call params and
@@ -16,7 +18,9 @@ func TestNameParam(t *testing.T) {
 	}{
 		{params: `{"name":"a_t","arguments":{"x":1}}`, name: "a_t", renamed: `{"name":"t","arguments":{"x":1}}`},
 		{params: ` { "arguments" : {"name":"no"} , "name" : "a_t" , "_meta":{} } `, name: "a_t", renamed: ` { "arguments" : {"name":"no"} , "name" : "t" , "_meta":{} } `},
-		{params: `{"name":"a_\u00e9","name":"a_t"}`, name: "a_t", renamed: `{"name":"a_\u00e9","name":"t"}`},
+		// A repeated key: decoded and encoded again, one name only.
+		{params: `{"name":"a_\u00e9","arguments":{},"name":"a_t"}`, name: "a_t", renamed: `{"arguments":{},"name":"t"}`},
+		{params: `{"n\u0061me":"b_secret","name":"a_t"}`, name: "a_t", renamed: `{"name":"t"}`},
 		{params: `{"name":"a_\u00e9"}`, name: "a_é", renamed: `{"name":"t"}`},
 		{params: `{"name":""}`, err: "Invalid params: name must be a non-empty string"},
 		{params: `{"name":1}`, err: "Invalid params: name must be a non-empty string"},
@@ -48,6 +52,7 @@ func TestNameParam(t *testing.T) {
 func FuzzNameParam(f *testing.F) {
 	f.Add([]byte(`{"name":"a_t","arguments":{"x":[1,"y"]},"_meta":{"k":null}}`))
 	f.Add([]byte(`{"name":"x","name":"a_\u0074"}`))
+	f.Add([]byte(`{"n\u0061me":"x","name":"a_t"}`))
 	f.Add([]byte(`{"arguments":{"name":"n"}}`))
 	f.Fuzz(func(t *testing.T, params []byte) {
 		var m map[string]json.RawMessage
@@ -66,8 +71,21 @@ func FuzzNameParam(f *testing.F) {
 		if err != nil {
 			return
 		}
+		renamed := rename("renamed_x")
+		// No key repeats in what a backend gets: one that reads the first
+		// of repeated keys would see another name than the one routed.
+		it, _ := jsonscan.Object(renamed)
+		seen := map[string]bool{}
+		var mem jsonscan.Member
+		for it.Next(&mem) {
+			k, _ := jsonscan.String([]byte(`"` + string(mem.Key) + `"`))
+			if seen[k] {
+				t.Fatalf("renamed params %s repeat the key %q", renamed, k)
+			}
+			seen[k] = true
+		}
 		var got map[string]any
-		if err := json.Unmarshal(rename("renamed_x"), &got); err != nil {
+		if err := json.Unmarshal(renamed, &got); err != nil {
 			t.Fatalf("renamed params %s: %v", rename("renamed_x"), err)
 		}
 		var wantMap map[string]any
