@@ -315,6 +315,13 @@ func (c *Client) roundTrip(ctx context.Context, method string, params map[string
 		return nil, &ProtocolError{Method: method, Status: r.Status, Msg: "no JSON-RPC response: " + r.Describe()}
 	}
 	if r.Msg.Error != nil {
+		if ctx.Err() != nil {
+			// The server's answer to a cancelled call (its handler saw
+			// the cancellation too) won the race with ctx: the caller
+			// cancelled, so that is what it learns; the answer stays in
+			// the chain for errors.As.
+			return nil, fmt.Errorf("client: %s: %w (the server answered: %w)", method, ctx.Err(), rpcError(r.Msg.Error))
+		}
 		return nil, rpcError(r.Msg.Error)
 	}
 	res := r.Msg.Result

@@ -444,19 +444,25 @@ func (s *Server) initializeResult(version string) []byte {
 // handleSetLevel serves logging/setLevel: later log notifications of the
 // session go out at this level and above.
 func handleSetLevel(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	v, _ := jsonscan.Lookup(x.params, "level")
-	l, ok := jsonscan.String(v)
-	if !ok || LogLevel(l).severity() < 0 {
-		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	change, err := x.sessionChange()
+	if err != nil {
+		return nil, err
 	}
-	x.session().update(ctx, func(st *SessionState) { st.LogLevel = LogLevel(l) })
+	x.applySessionChange(ctx, change)
 	return x.appendRaw(dst, []byte("{}")), nil
 }
 
-// handleSubscribe serves resources/subscribe and resources/unsubscribe.
-func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	if x.snap.caps.Resources == nil {
-		return nil, methodNotFound(x.method)
+// sessionChange returns the change that a legacy logging/setLevel,
+// resources/subscribe or resources/unsubscribe makes to its session's
+// state, or the error that answers invalid params.
+func (x *exchange) sessionChange() (func(st *SessionState), error) {
+	if x.method == "logging/setLevel" {
+		v, _ := jsonscan.Lookup(x.params, "level")
+		l, ok := jsonscan.String(v)
+		if !ok || LogLevel(l).severity() < 0 {
+			return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+		}
+		return func(st *SessionState) { st.LogLevel = LogLevel(l) }, nil
 	}
 	v, _ := jsonscan.Lookup(x.params, "uri")
 	uri, ok := jsonscan.String(v)
@@ -464,7 +470,7 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		return nil, InvalidParams("Invalid params: " + x.method + " needs a string uri")
 	}
 	sub := x.method == "resources/subscribe"
-	x.session().update(ctx, func(st *SessionState) {
+	return func(st *SessionState) {
 		i := slices.Index(st.Subscriptions, uri)
 		switch {
 		case sub && i < 0:
@@ -472,7 +478,47 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		case !sub && i >= 0:
 			st.Subscriptions = slices.Delete(slices.Clone(st.Subscriptions), i, i+1)
 		}
-	})
+	}, nil
+}
+
+// applySessionChange applies change to the session's state at once on a
+// server without interceptors. With interceptors it is applied once their
+// outcome is known to be a success (commitSessionChange): a call that an
+// interceptor fails after its handler ran leaves the session as it was.
+func (x *exchange) applySessionChange(ctx context.Context, change func(st *SessionState)) {
+	if x.s.icpt == nil {
+		x.session().update(ctx, change)
+	}
+}
+
+// commitSessionChange applies the session change of a legacy call that
+// changes its session's state (sessionChange) and that the interceptors
+// answered with success.
+func (xc *exchangeCall) commitSessionChange(ctx context.Context) {
+	x := xc.x
+	switch x.method {
+	case "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+	default:
+		return
+	}
+	if xc.session == nil {
+		return
+	}
+	if change, err := x.sessionChange(); err == nil {
+		xc.session.update(ctx, change)
+	}
+}
+
+// handleSubscribe serves resources/subscribe and resources/unsubscribe.
+func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	if x.snap.caps.Resources == nil {
+		return nil, methodNotFound(x.method)
+	}
+	change, err := x.sessionChange()
+	if err != nil {
+		return nil, err
+	}
+	x.applySessionChange(ctx, change)
 	return x.appendRaw(dst, []byte("{}")), nil
 }
 
