@@ -25,7 +25,7 @@ type callConfig struct {
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
-	relay    bool // ReturnInputRequired
+	relay    bool           // ReturnInputRequired
 	icMeta   map[string]any // _meta the interceptors add (intercept.go); it does not bypass the cache
 }
 
