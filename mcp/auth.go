@@ -377,10 +377,31 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 	}
 	authz := r.Header["Authorization"]
 	delete(r.Header, "Authorization")
+	sealed, sealedMalformed := takeSealedPrincipal(r)
 	if msg.Method == "server/discover" && !a.opts.DiscoverRequiresAuth {
 		return nil, true
 	}
 	token, malformed := bearerToken(authz)
+	if token == "" && len(authz) == 0 && (sealed != "" || sealedMalformed) {
+		// Another replica forwards a request on its caller's behalf
+		// (MethodRequest.SealPrincipal).
+		var p *Principal
+		err := errSealedPrincipal
+		if !sealedMalformed {
+			p, err = s.openPrincipal(sealed, msg.Method, msg.Params)
+		}
+		if err != nil {
+			s.log.Debug("mcp: sealed principal rejected", "method", logField(msg.Method), "remote", logField(r.RemoteAddr), "err", err)
+			s.denyAuth(w, msg.ID, http.StatusUnauthorized, "invalid_token", "Unauthorized: the forwarded request's sealed principal is invalid or expired")
+			return nil, false
+		}
+		p.includes = a.opts.ScopeIncludes
+		if !p.hasScopes(a.required) {
+			s.denyScope(w, msg.ID, a.required)
+			return nil, false
+		}
+		return p, true
+	}
 	if token == "" {
 		if malformed {
 			s.denyAuth(w, msg.ID, http.StatusBadRequest, "invalid_request", "Bad Request: malformed Authorization header; send exactly one \"Authorization: Bearer TOKEN\" header")
