@@ -10,13 +10,13 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.59.0
 	golang.org/x/oauth2 v0.38.0
+	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.52.0
 )
 
 require (
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
 )
 
 require (

@@ -520,8 +520,11 @@ func (p *parser) strings(n *yaml.Node, what string) ([]string, error) {
 func (p *parser) scalar(n *yaml.Node, what, tag string, v any) error {
 	if n.Kind != yaml.ScalarNode || (tag != "" && n.ShortTag() != tag) || (tag == "" && n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		want := "a string"
-		if tag == "!!bool" {
+		switch tag {
+		case "!!bool":
 			want = "true or false"
+		case "!!int":
+			want = "a whole number"
 		}
 		return p.errf(n, "%s: want %s", what, want)
 	}

@@ -169,4 +169,20 @@ func TestRateLimit(t *testing.T) {
 	if resp := serve(t, h, mcpwire.Request{Method: "tools/list"}, ""); resp.Status != 200 {
 		t.Errorf("tools/list past the limit: %d %s", resp.Status, resp.Raw)
 	}
+	// A reload keeps the buckets of an unchanged limit, and starts new ones
+	// for a changed limit.
+	free := srv{name: "free", tools: []string{"t"}}.backend()
+	if err := g.Reload(context.Background(), []gateway.Backend{limited, free}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if resp := serve(t, h, callReq("slow_t"), ""); resp.Status != 429 {
+		t.Errorf("after a reload with the same limit: %d %s, want 429", resp.Status, resp.Raw)
+	}
+	limited.RateLimit = &gateway.RateLimit{Count: 2, Per: 3600e9}
+	if err := g.Reload(context.Background(), []gateway.Backend{limited, free}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if resp := serve(t, h, callReq("slow_t"), ""); resp.Status != 200 {
+		t.Errorf("after a reload with a new limit: %d %s, want 200", resp.Status, resp.Raw)
+	}
 }

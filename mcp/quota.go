@@ -433,7 +433,8 @@ func (q *quotas) isTrusted(a netip.Addr) bool {
 // with message msg and data (conventionally an object naming the limit,
 // {"quota":"rateLimit",...}), sent on Streamable HTTP with status 429
 // and Retry-After: retryAfter in whole seconds, rounded up, at least 1.
-// On stdio only the JSON-RPC error is sent.
+// On stdio and in a legacy session (whose responses are all 200) only the
+// JSON-RPC error is sent.
 func RateLimited(msg string, data any, retryAfter time.Duration) *Error {
 	return &Error{Code: jsonrpc.CodeInternalError, Message: msg, Data: data, status: http.StatusTooManyRequests, retryAfter: max(retryAfter, time.Second)}
 }

@@ -123,6 +123,8 @@ func TestGatewayBadConfig(t *testing.T) {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "gateway.yaml")
 	os.WriteFile(config, []byte("servers:\n  files:\n    url: http://127.0.0.1:1/mcp\n    headers: {Authorization: \"Bearer ${MCPKIT_TEST_UNSET_TOKEN}\"}\n"), 0o600)
+	scoped := filepath.Join(dir, "scoped.yaml")
+	os.WriteFile(scoped, []byte("servers:\n  open:\n    url: http://127.0.0.1:1/mcp\n  files:\n    url: http://127.0.0.1:1/mcp\n    tool_scopes: {write: [files:write]}\n"), 0o600)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -130,6 +132,9 @@ func TestGatewayBadConfig(t *testing.T) {
 		{[]string{"gateway"}, "--config FILE is required"},
 		{[]string{"gateway", "--config", config}, config + ":4: server files: headers: Authorization: the variable MCPKIT_TEST_UNSET_TOKEN is not set"},
 		{[]string{"gateway", "--config", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		// Scopes need principals: refused with --stdio, and over HTTP without --auth-issuer.
+		{[]string{"gateway", "--config", scoped, "--stdio"}, scoped + `:6: server "files": scopes need callers with OAuth access tokens, and a --stdio front has none`},
+		{[]string{"gateway", "--config", scoped, "--addr", "127.0.0.1:0"}, scoped + `:6: server "files": scopes need callers with OAuth access tokens; add --auth-issuer`},
 	} {
 		var out strings.Builder
 		if code := run(tc.args, strings.NewReader(""), io.Discard, &out); code != 2 || !strings.Contains(out.String(), tc.want) {
