@@ -98,6 +98,14 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 	return out
 }
 
+// BackendAttribute is the key of the call attribute (mcp.Annotate) naming
+// the backend a tools/call, prompts/get, resources/read or
+// completion/complete was routed to, whether the backend answered or the
+// gateway did for it (a scope, a rate limit, a backend that is down): the
+// otel interceptor records it on the call's span and metrics, and
+// --log-requests logs it. Lists, merged from every backend, have none.
+const BackendAttribute = "mcp.backend"
+
 // Options configures a Gateway. The zero value is usable.
 type Options struct {
 	// Server configures the front server. Its Provider is the gateway.
@@ -726,6 +734,7 @@ func (b *backend) down(ctx context.Context) error {
 func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read", "completion/complete":
+		mcp.Annotate(ctx, BackendAttribute, b.name)
 		var tool string
 		json.Unmarshal(p["name"], &tool)
 		if err := g.admit(req, b, tool); err != nil {
@@ -814,6 +823,7 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 		ok = false
 	}
 	if ok && b.bridge() == nil {
+		mcp.Annotate(ctx, BackendAttribute, b.name)
 		return nil, b.down(ctx) // not started yet: it cannot say what it has
 	}
 	if !ok || !b.has(req.Method) {

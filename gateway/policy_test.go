@@ -6,7 +6,9 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -184,5 +186,38 @@ func TestRateLimit(t *testing.T) {
 	}
 	if resp := serve(t, h, callReq("slow_t"), ""); resp.Status != 200 {
 		t.Errorf("after a reload with a new limit: %d %s, want 200", resp.Status, resp.Raw)
+	}
+}
+
+// TestBackendAttribute checks that interceptors see the backend a call was
+// routed to (mcp.backend), also when the gateway answered for it, and no
+// backend on a merged list or an unknown tool.
+func TestBackendAttribute(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{}
+	record := func(ctx context.Context, c *mcp.Call, next mcp.CallHandler) mcp.Outcome {
+		o := next(ctx, c)
+		mu.Lock()
+		defer mu.Unlock()
+		seen[c.Method+" "+c.Name] = c.Attribute(gateway.BackendAttribute)
+		return o
+	}
+	limited := srv{name: "slow", tools: []string{"t"}}.backend()
+	limited.RateLimit = &gateway.RateLimit{Count: 1, Per: time.Hour}
+	g, _ := start(t, []gateway.Backend{srv{name: "files", tools: []string{"read"}}.backend(), limited},
+		&gateway.Options{Server: mcp.ServerOptions{Interceptors: []mcp.Interceptor{record}}})
+	h := g.Server()
+	serve(t, h, callReq("files_read"), "")
+	serve(t, h, callReq("slow_t"), "")
+	if resp := serve(t, h, callReq("slow_t"), ""); resp.Status != 429 {
+		t.Fatalf("second call: %d, want 429", resp.Status)
+	}
+	serve(t, h, callReq("nobody_t"), "")
+	serve(t, h, mcpwire.Request{Method: "tools/list"}, "")
+	mu.Lock()
+	defer mu.Unlock()
+	want := map[string]string{"server/discover ": "", "tools/call files_read": "files", "tools/call slow_t": "slow", "tools/call nobody_t": "", "tools/list ": ""}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("mcp.backend by call (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // startListening starts cmd and returns the URL its url= log line names;
@@ -225,5 +229,31 @@ func TestGatewayWatch(t *testing.T) {
 	defer c.Close()
 	if _, err := c.CallTool(ctx, "renamed_test_simple_text", nil); err != nil {
 		t.Errorf("call through the reloaded name: %v", err)
+	}
+}
+
+// --log-requests names the backend a gateway routed a call to.
+func TestGatewayLogRequestsNamesBackend(t *testing.T) {
+	backend := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "files", Version: "1"}, Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(backend, &mcp.Tool{Name: "read", Description: "Reads."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "read", nil
+	})
+	ts := httptest.NewServer(backend.NewHTTPServer("", "/mcp").Handler)
+	defer ts.Close()
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	os.WriteFile(config, []byte("servers:\n  files:\n    url: "+ts.URL+"/mcp\n"), 0o600)
+	in := string(mcpwire.Request{Method: "tools/call", Params: `{"name":"files_read","arguments":{}}`}.Bytes()) + "\n"
+	var stdout, stderr strings.Builder
+	if code := run([]string{"gateway", "--config", config, "--stdio", "--log-requests"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var line string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, `msg="mcp request"`) && strings.Contains(l, "method=tools/call") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "name=files_read") || !strings.Contains(line, "outcome=complete") || !strings.Contains(line, "mcp.backend=files") {
+		t.Errorf("access log line %q, want the call with mcp.backend=files\n%s", line, stderr.String())
 	}
 }
