@@ -69,7 +69,8 @@ type Backend struct {
 	// the backend with a token bucket per caller and per replica: behind
 	// a load balancer, N replicas let a caller through up to N times the
 	// rate. A caller is the principal (issuer and subject); the requests
-	// without a principal share one bucket. A call past it gets HTTP 429
+	// without a principal share one bucket. Each round of a call that asks
+	// for input (input_required, then the retry) counts. A call past it gets HTTP 429
 	// with Retry-After (mcp.RateLimited) and the JSON-RPC error -32603
 	// "Rate limit exceeded", data {"quota":"rateLimit","backend":NAME,
 	// "limit":"10/s","burst":20}; the backend is not asked. Reload keeps
@@ -824,6 +825,9 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 	}
 	if ok && b.bridge() == nil {
 		mcp.Annotate(ctx, BackendAttribute, b.name)
+		if err := g.checkScopes(req, b, inner); err != nil {
+			return nil, err // a caller without the scopes learns nothing more
+		}
 		return nil, b.down(ctx) // not started yet: it cannot say what it has
 	}
 	if !ok || !b.has(req.Method) {

@@ -112,10 +112,33 @@ func (b *backend) scoped() bool { return len(b.scopes) > 0 || len(b.toolScope) >
 // tool naming the backend's tool of a tools/call: the scopes (403
 // insufficient_scope) and then the rate limit (429).
 func (g *router) admit(req *mcp.MethodRequest, b *backend, tool string) error {
-	var p *mcp.Principal
-	if req.Info != nil {
-		p = req.Info.Principal
+	if err := g.checkScopes(req, b, tool); err != nil {
+		return err
 	}
+	if b.limits != nil {
+		key := ""
+		if p := principal(req); p != nil {
+			key = p.ID()
+		}
+		if ok, wait := b.limits.allow(key); !ok {
+			return b.rateLimited(wait)
+		}
+	}
+	return nil
+}
+
+// principal is the caller of req, or nil.
+func principal(req *mcp.MethodRequest) *mcp.Principal {
+	if req.Info == nil {
+		return nil
+	}
+	return req.Info.Principal
+}
+
+// checkScopes is the scope half of admit: 403 insufficient_scope when the
+// caller lacks a scope the call needs.
+func (g *router) checkScopes(req *mcp.MethodRequest, b *backend, tool string) error {
+	p := principal(req)
 	need := b.scopes
 	if req.Method == "tools/call" {
 		need = b.toolScopes(tool)
@@ -128,15 +151,6 @@ func (g *router) admit(req *mcp.MethodRequest, b *backend, tool string) error {
 			}
 		}
 		return mcp.InsufficientScope(all...)
-	}
-	if b.limits != nil {
-		key := ""
-		if p != nil {
-			key = p.ID()
-		}
-		if ok, wait := b.limits.allow(key); !ok {
-			return b.rateLimited(wait)
-		}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,5 +220,24 @@ func TestBackendAttribute(t *testing.T) {
 	want := map[string]string{"server/discover ": "", "tools/call files_read": "files", "tools/call slow_t": "slow", "tools/call nobody_t": "", "tools/list ": ""}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("mcp.backend by call (-want +got):\n%s", diff)
+	}
+}
+
+// TestScopesBeforeDown checks that a caller without a server's scopes gets
+// 403 from a server that has not started, not the 503 that says it is
+// down, and one with them the 503.
+func TestScopesBeforeDown(t *testing.T) {
+	as := oauthtest.NewServer(t, nil)
+	down := late(srv{name: "files", tools: []string{"read"}}, &atomic.Bool{})
+	down.Scopes = []string{"files:read"}
+	g := protected(t, as, nil, []gateway.Backend{down, srv{name: "open", tools: []string{"t"}}.backend()})
+	for _, tc := range []struct {
+		scopes []string
+		status int
+	}{{nil, 403}, {[]string{"files:read"}, 503}} {
+		resp := serve(t, g.Server(), callReq("files_read"), as.Token(&oauthtest.TokenOptions{Scopes: tc.scopes, Audience: resource}))
+		if resp.Status != tc.status {
+			t.Errorf("scopes %v: %d %s, want %d", tc.scopes, resp.Status, resp.Raw, tc.status)
+		}
 	}
 }
