@@ -161,7 +161,10 @@ const MaxAttributes = 16
 // serve --log-requests` logs them. It is for the server's own facts of
 // few values, never a client's strings: they become metric labels. A key
 // set again keeps the last value; at most MaxAttributes keys are kept. It
-// does nothing outside a call, and on a server without interceptors. It is
+// does nothing outside a call, and on a server without interceptors (but a
+// call's context that reaches an in-process server, over
+// client.MemoryTransport, reaches its handlers too: when that server has
+// no interceptors of its own, its Annotate lands on the outer call). It is
 // safe for concurrent use.
 func Annotate(ctx context.Context, key, value string) {
 	st, _ := ctx.Value(callStateKey{}).(*callState)
