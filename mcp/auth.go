@@ -529,32 +529,44 @@ func quotedSafe(sc string) string {
 	}, sc)
 }
 
-// challengeFor gives the HTTP transport the WWW-Authenticate header of an
-// insufficient-scope error that a method handler returned, in either era
-// (a legacy session's request answered with JSON, too, so that legacy
-// clients can step up). It does nothing on other transports, for other
-// errors, and once an SSE stream has begun.
+// challengeFor gives the HTTP transport the headers of an error that a
+// method handler returned, in either era (a legacy session's request
+// answered with JSON, too, so that legacy clients can step up or back
+// off): the WWW-Authenticate challenge of an insufficient-scope error, and
+// the Retry-After of a RateLimited one. It does nothing on other
+// transports, for other errors, and once an SSE stream has begun.
 func (s *Server) challengeFor(n Notifier, e *Error) {
 	var se *scopeError
-	if !errors.As(e, &se) {
+	scoped := errors.As(e, &se)
+	if !scoped && e.retryAfter <= 0 {
 		return
 	}
 	if w, ok := n.(*sessionWrapper); ok {
 		n = w.n
 	}
-	switch h := n.(type) {
+	var h http.Header
+	switch sink := n.(type) {
 	case *httpSink:
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if !h.sse {
-			h.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		if !sink.sse {
+			h = sink.w.Header()
 		}
 	case *sseStream:
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if c := h.conn; c != nil && !c.sse {
-			c.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		if c := sink.conn; c != nil && !c.sse {
+			h = c.w.Header()
 		}
+	}
+	if h == nil {
+		return
+	}
+	if scoped {
+		h.Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+	}
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", retryAfterSeconds(e.retryAfter))
 	}
 }
 

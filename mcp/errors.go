@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
@@ -55,6 +56,8 @@ type Error struct {
 	// status overrides the HTTP status that the code maps to; used for
 	// transport-level failures such as 413 and 415.
 	status int
+	// retryAfter, when positive, is the Retry-After of a 429 (RateLimited).
+	retryAfter time.Duration
 }
 
 // Error returns the message, followed by the cause when there is one.

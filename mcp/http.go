@@ -424,6 +424,9 @@ var jsonContentType = []string{"application/json"}
 
 func writeHTTPError(w http.ResponseWriter, id jsonrpc.ID, e *Error) {
 	w.Header()["Content-Type"] = jsonContentType
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", retryAfterSeconds(e.retryAfter))
+	}
 	setRetryAfter(w.Header(), e.HTTPStatus())
 	w.WriteHeader(e.HTTPStatus())
 	w.Write(jsonrpc.AppendError(nil, id, e.wire()))

@@ -24,8 +24,9 @@ const maxLogName = 256
 
 // accessLog returns the interceptor of `serve --log-requests`: one log
 // line per call with its method, name (at most maxLogName bytes),
-// transport, duration and outcome. It never logs arguments, params or
-// tokens.
+// transport, duration, outcome and the attributes its handler attached
+// (mcp.Annotate: mcp.backend, the backend a gateway routed it to). It
+// never logs arguments, params or tokens.
 func accessLog(log *slog.Logger) mcp.Interceptor {
 	return func(ctx context.Context, c *mcp.Call, next mcp.CallHandler) mcp.Outcome {
 		start := time.Now()
@@ -52,6 +53,9 @@ func accessLog(log *slog.Logger) mcp.Interceptor {
 		}
 		if o.HTTPStatus != 0 && c.Transport == mcp.TransportStreamableHTTP {
 			attrs = append(attrs, slog.Int("status", o.HTTPStatus))
+		}
+		for _, a := range c.Attributes() { // mcp.backend, behind a gateway
+			attrs = append(attrs, slog.String(a.Key, clip.String(a.Value, maxLogName)))
 		}
 		log.LogAttrs(ctx, slog.LevelInfo, "mcp request", attrs...)
 		return o
