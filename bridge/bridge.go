@@ -65,6 +65,15 @@ type Options struct {
 	// website).
 	Server mcp.ServerOptions
 
+	// Isolate says which callers may share a backend session (a process,
+	// for a stdio backend). IsolateNone, the default, keys sessions by the
+	// caller's capabilities only. IsolatePrincipal gives every
+	// authenticated principal (mcp.Principal.ID) sessions of its own, and
+	// scopes what they report (list changes, resources/updated) to that
+	// principal's listen streams; it needs Server.Auth, and a request
+	// without a principal is refused.
+	Isolate Isolation
+
 	// Extensions names the client extensions that reach the backend and
 	// key its sessions; the others (the tasks extension, unknown ones)
 	// are stripped.
@@ -113,6 +122,19 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Isolation says which callers may share a backend session
+// (Options.Isolate).
+type Isolation uint8
+
+const (
+	// IsolateNone: callers with the same capabilities share sessions.
+	IsolateNone Isolation = iota
+	// IsolatePrincipal: each authenticated principal has sessions of its
+	// own (within the one global MaxSessions), and what a principal's
+	// sessions report reaches only that principal's listen streams.
+	IsolatePrincipal
+)
+
 // Bridge is an MCP server whose primitives come from a backend. Create one
 // with New, serve Server() over any transport, and Close it at the end. It
 // is safe for concurrent use.
@@ -150,6 +172,15 @@ var errNotStarted = errors.New("bridge: the backend has not started")
 func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	if opts == nil || opts.Backend == nil {
 		return nil, errors.New("bridge: Options.Backend is required")
+	}
+	switch opts.Isolate {
+	case IsolateNone:
+	case IsolatePrincipal:
+		if opts.Server.Auth == nil {
+			return nil, errors.New("bridge: Options.Isolate IsolatePrincipal needs Server.Auth: only an authenticated caller has a principal")
+		}
+	default:
+		return nil, fmt.Errorf("bridge: unknown Options.Isolate %d", opts.Isolate)
 	}
 	b := &Bridge{opts: *opts, notOK: errNotStarted, stopped: make(chan struct{})}
 	o := &b.opts
@@ -346,7 +377,13 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 			}
 			return s.ask(ctx, method, params)
 		},
-		OnNotification: b.onNotification,
+		OnNotification: func(n *client.Notification) {
+			scope := ""
+			if s != nil {
+				scope = s.scope
+			}
+			b.onNotification(n, scope)
+		},
 		OnLog: func(m *client.LogMessage) {
 			// On stdio a log message names no request: on a leased
 			// session it belongs to the call holding the lease.
@@ -372,9 +409,10 @@ const maxLogData = 4 << 10
 // errNoCaller answers a backend's input request that no call can carry.
 var errNoCaller = &mcp.Error{Code: -32603, Message: "no caller to ask: the request arrived outside a call whose caller declared the capability"}
 
-// onNotification relays the backend's list changes to the front's
-// listeners, on every replica through the Bus.
-func (b *Bridge) onNotification(n *client.Notification) {
+// onNotification relays the backend's list changes and resource updates
+// to the front's listeners, on every replica through the Bus: those of the
+// principal whose session reported them when scope (its ID) is not empty.
+func (b *Bridge) onNotification(n *client.Notification, scope string) {
 	srv := b.front.Load()
 	if srv == nil {
 		// The front does not exist yet: nobody has listed or listens, so
@@ -384,17 +422,17 @@ func (b *Bridge) onNotification(n *client.Notification) {
 	switch n.Method {
 	case "notifications/tools/list_changed":
 		b.schemas.forget()
-		srv.NotifyListChanged(mcp.ToolsListChanged)
+		srv.NotifyChange(mcp.Change{Kind: mcp.ToolsListChanged, Scope: scope})
 	case "notifications/prompts/list_changed":
-		srv.NotifyListChanged(mcp.PromptsListChanged)
+		srv.NotifyChange(mcp.Change{Kind: mcp.PromptsListChanged, Scope: scope})
 	case "notifications/resources/list_changed":
-		srv.NotifyListChanged(mcp.ResourcesListChanged)
+		srv.NotifyChange(mcp.Change{Kind: mcp.ResourcesListChanged, Scope: scope})
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`
 		}
-		if json.Unmarshal(n.Params, &p) == nil {
-			srv.NotifyResourceUpdated(p.URI)
+		if json.Unmarshal(n.Params, &p) == nil && p.URI != "" {
+			srv.NotifyChange(mcp.Change{Kind: mcp.ResourceUpdated, URI: p.URI, Scope: scope})
 		}
 	}
 }

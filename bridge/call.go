@@ -32,7 +32,10 @@ func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.Prov
 	case "tools/call", "prompts/get", "resources/read":
 		return b.call(ctx, req, params)
 	}
-	key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+	key, caps, err := b.route(req.Info)
+	if err != nil {
+		return nil, err
+	}
 	s, err := b.pool.acquire(ctx, key, caps, false)
 	if err != nil {
 		return nil, err
@@ -46,7 +49,8 @@ func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.Prov
 	if req.Method != "completion/complete" {
 		res.Cache = &mcp.CacheHint{}
 		if key != emptyKey {
-			// The backend may list by the caller's capabilities.
+			// The backend may list by the caller's capabilities, or the
+			// list comes from the caller's own backend (IsolatePrincipal).
 			res.Cache.Scope = mcp.CachePrivate
 		}
 	}
@@ -204,7 +208,10 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 			return nil, errors.Join(irs...)
 		}
 	} else {
-		key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+		key, caps, err := b.route(req.Info)
+		if err != nil {
+			return nil, err
+		}
 		exclusive := caps.Sampling != nil || caps.Elicitation != nil || caps.Roots != nil || req.Info.LogLevel != ""
 		s, err := b.pool.acquire(ctx, key, caps, exclusive)
 		if err != nil {

@@ -346,6 +346,25 @@ func (s *Server) NotifyListChanged(k ChangeKind) {
 	s.bus.Publish(Change{Kind: k})
 }
 
+// NotifyChange publishes c on the Bus: a list change of kind
+// ToolsListChanged, PromptsListChanged or ResourcesListChanged, or a
+// ResourceUpdated change with its URI, for every listener or, with
+// c.Scope, for one principal's listeners only (NotifyListChanged and
+// NotifyResourceUpdated publish unscoped changes). Other changes are
+// ignored: task changes are the server's own. It returns without waiting
+// for delivery and is safe for concurrent use.
+func (s *Server) NotifyChange(c Change) {
+	switch {
+	case c.Kind >= ToolsListChanged && c.Kind <= ResourcesListChanged:
+		c.URI, c.TaskID = "", ""
+	case c.Kind == ResourceUpdated && c.URI != "":
+		c.TaskID = ""
+	default:
+		return
+	}
+	s.bus.Publish(c)
+}
+
 // ReadyFunc adapts a function to the ReadyChecker interface, for
 // ServerOptions.ReadyChecks.
 type ReadyFunc func(ctx context.Context) error
