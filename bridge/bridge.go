@@ -58,6 +58,15 @@ type Options struct {
 	// ClientInfo is how the bridge introduces itself to the backend.
 	// Default: name "mcpkit-bridge".
 	ClientInfo mcp.Implementation
+	// Interceptors wrap each call the bridge makes to the backend for a
+	// caller (client.Options.Interceptors), the first outermost; their
+	// context is the front request's, so with the otel module's
+	// ServerInterceptor in front (Server.Interceptors) and its
+	// ClientInterceptor here, a bridged call is a CLIENT span under the
+	// front's SERVER span and the backend request's params._meta carries
+	// the caller's trace (traceparent, tracestate). The pings the bridge
+	// sends on its own do not go through them.
+	Interceptors []client.Interceptor
 
 	// Server configures the front server. Its Provider is the bridge; its
 	// ReadyChecks get the bridge's own. An empty Info.Name takes the
@@ -399,7 +408,29 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 			b.log.Info("bridge: backend log message outside a call", "level", m.Level, "logger", clip.String(m.Logger, 256), "data", clip.String(string(m.Data), maxLogData))
 		},
 	}
+	if len(o.Interceptors) > 0 {
+		co.Interceptors = []client.Interceptor{b.intercept}
+	}
 	return client.Connect(ctx, o.Backend(), co)
+}
+
+// ownCall marks the context of a call the bridge makes on its own (a
+// ping): Options.Interceptors do not see it.
+type ownCall struct{}
+
+// intercept runs a backend call through Options.Interceptors, unless the
+// bridge makes it on its own.
+func (b *Bridge) intercept(ctx context.Context, c *client.Call, next client.CallHandler) client.Outcome {
+	if ctx.Value(ownCall{}) != nil {
+		return next(ctx, c)
+	}
+	h := next
+	ics := b.opts.Interceptors
+	for i := len(ics) - 1; i >= 0; i-- {
+		icp, nx := ics[i], h
+		h = func(ctx context.Context, c *client.Call) client.Outcome { return icp(ctx, c, nx) }
+	}
+	return h(ctx, c)
 }
 
 // maxLogData bounds what the bridge logs of a backend's log message

@@ -226,7 +226,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 			// the call cannot be held, so it runs in this goroutine.
 			return b.direct(ctx, req, s, params)
 		}
-		h = b.start(s, exclusive, req, params)
+		h = b.start(ctx, s, exclusive, req, params)
 	}
 	return b.wait(ctx, req, h)
 }
@@ -246,9 +246,11 @@ func (b *Bridge) direct(ctx context.Context, req *mcp.MethodRequest, s *session,
 	return res, nil
 }
 
-// start begins the backend call of h on session s.
-func (b *Bridge) start(s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
-	hctx, cancel := context.WithCancel(context.Background())
+// start begins the backend call of h on session s. The call may outlive
+// ctx, the front request's context: it keeps ctx's values (the caller's
+// trace, for Options.Interceptors) but not its end.
+func (b *Bridge) start(ctx context.Context, s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h := &heldCall{id: newID(), method: req.Method, s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}, used: map[string]bool{}}
 	if exclusive {
 		s.mu.Lock()

@@ -119,7 +119,7 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 			defer cancel()
 			var err error
 			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
-				Isolate: iso, MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
+				Isolate: iso, Interceptors: front.backendInterceptors, MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
 				PingInterval: *pingInterval, PingTimeout: *pingTimeout})
 			if err != nil {
 				return nil, err
