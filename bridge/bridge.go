@@ -299,7 +299,9 @@ func (b *Bridge) ready(context.Context) error {
 }
 
 // adopt makes probe the bridge's probe session and advertises what the
-// backend declared in it.
+// backend declared in it: its capabilities, instructions and (unless the
+// operator named the front in Server.Info) its serverInfo, which a
+// restarted backend may have changed.
 func (b *Bridge) adopt(probe *client.Client) {
 	caps := *probe.Capabilities()
 	adv := mcp.ServerCapabilities{
@@ -315,7 +317,11 @@ func (b *Bridge) adopt(probe *client.Client) {
 			Subscribe: caps.Resources.Subscribe && probe.Era() == mcp.EraLegacy}
 	}
 	b.modern.Store(probe.Era() != mcp.EraLegacy)
-	b.srv.Advertise(&mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()})
+	a := &mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()}
+	if b.opts.Server.Info.Name == "" {
+		a.Info = probe.ServerInfo()
+	}
+	b.srv.Advertise(a)
 	b.mu.Lock()
 	b.probe, b.notOK = probe, nil
 	b.mu.Unlock()

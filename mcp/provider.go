@@ -279,11 +279,17 @@ type Advertisement struct {
 	Capabilities ServerCapabilities
 	// Instructions, when not empty, replaces ServerOptions.Instructions.
 	Instructions string
+	// Info, when not nil, replaces ServerOptions.Info: the serverInfo of
+	// every later result's _meta (server/discover's included) and of a
+	// legacy initialize. A bridge takes it from its backend, which may
+	// change it when it restarts.
+	Info *Implementation
 }
 
 // Advertise sets what server/discover (and a legacy initialize) declare,
 // in place of what the registrations imply; nil goes back to the
-// registrations. It is for servers whose features come from a Provider.
+// registrations (and ServerOptions.Info). It is for servers whose features
+// come from a Provider.
 // The Advertisement is copied. It is safe for concurrent use, also while
 // serving: later requests see the new declaration.
 func (s *Server) Advertise(a *Advertisement) {
@@ -293,8 +299,14 @@ func (s *Server) Advertise(a *Advertisement) {
 		c.Capabilities.Experimental = maps.Clone(a.Capabilities.Experimental)
 		c.Capabilities.Extensions = maps.Clone(a.Capabilities.Extensions)
 	}
+	info := s.opts.Info
+	if a != nil && a.Info != nil {
+		info = *a.Info
+		c.Info = &info
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.setIdentity(info)
 	s.advert = c
 	s.snap.Store(nil)
 }
