@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 // ServerOptions configures a Server. Every field is optional, and the zero
@@ -208,7 +210,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.pageSize = setting("PageSize", o.PageSize, 100)
 	s.maxBody = setting("MaxMessageBytes", o.MaxMessageBytes, 4<<20)
 	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
-	s.modern = []string{LatestVersion}
+	s.modern = slices.Clone(protocol.ModernVersions)
 	s.versions = s.modern
 	if o.Legacy.Only && o.Legacy.Disable {
 		panic("mcp.NewServer: Legacy.Only and Legacy.Disable together leave no era to serve")
@@ -248,7 +250,7 @@ type identity struct {
 // setIdentity makes info the serverInfo of later results.
 func (s *Server) setIdentity(info Implementation) {
 	info.Icons = slices.Clone(info.Icons)
-	s.identity.Store(&identity{info: info, meta: appendMember(nil, metaServerInfo, mustMarshal(info))})
+	s.identity.Store(&identity{info: info, meta: appendMember(nil, protocol.MetaServerInfo, mustMarshal(info))})
 }
 
 // implementation is the serverInfo in force: what ServerOptions describe,

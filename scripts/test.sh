@@ -231,7 +231,7 @@ needs_services() {
   local dir=$1
   case $dir in
     redis | redis/*) ensure_redis || true ;;
-    interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
+    interop | interop/*) ensure_everything; ensure_redis || true ;;   # the npm reference server (stdio); two bridge replicas on Redis
     appsbrowser) ensure_apps_npm; ensure_chromium || true ;;   # MCP Apps: npm packages, a browser
   esac
   # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
@@ -430,7 +430,7 @@ need "Node 22 ($NODE_PKG)"            190 "go:root go:interop go:appsbrowser con
 need "the conformance suite ($CONFORMANCE_PKG)" 60 "conformance* tasks skills" "installed_in conformance $CONFORMANCE_PKG" ensure_conformance
 need "server-everything ($EVERYTHING_PKG)" 40 "go:root go:interop" "installed_in everything $EVERYTHING_PKG" ensure_everything
 need "the TypeScript SDK 1.x client ($TS_SDK_PKG)" 30 "go:root" "installed_in tsclient $TS_SDK_PKG" ensure_npm_package tsclient "$TS_SDK_PKG"
-need "the TypeScript SDK 2.x client ($TS_MODERN_PKG)" 20 "go:root" "installed_in tsclient-modern $TS_MODERN_PKG" ensure_npm_package tsclient-modern "$TS_MODERN_PKG"
+need "the TypeScript SDK 2.x client ($TS_MODERN_PKG)" 20 "go:root go:interop" "installed_in tsclient-modern $TS_MODERN_PKG" ensure_npm_package tsclient-modern "$TS_MODERN_PKG"
 need "staticcheck $STATICCHECK_VERSION" 15 "staticcheck" "test -x $STATICCHECK_BIN" ensure_staticcheck
 need "redis-server (apt)"              10 "go:*" "! apt_needed || command -v redis-server" ensure_redis
 need "nginx (apt)"                      5 "go:*" "! apt_needed || command -v nginx" ensure_nginx
