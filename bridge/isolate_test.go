@@ -66,12 +66,15 @@ func tokenAuth(resource string) *mcp.AuthOptions {
 }
 
 // isolatedFront serves a bridge with IsolatePrincipal over HTTP.
-func isolatedFront(t *testing.T, in *instances) (*bridge.Bridge, string) {
+func isolatedFront(t *testing.T, in *instances, eras ...client.EraPreference) (*bridge.Bridge, string) {
 	t.Helper()
 	var h http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	t.Cleanup(srv.Close)
 	o := &bridge.Options{Backend: in.transport, Eras: client.LegacyOnly, Isolate: bridge.IsolatePrincipal}
+	if len(eras) > 0 {
+		o.Eras = eras[0]
+	}
 	o.Server.Auth = tokenAuth(srv.URL + "/mcp")
 	b := startBridge(t, o)
 	h = b.Server().NewHTTPServer("", "/mcp").Handler
@@ -183,6 +186,23 @@ func TestIsolatePrincipal(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"extra", "whoami"}, names); diff != "" {
 		t.Errorf("bob's tools (-want +got):\n%s", diff)
+	}
+}
+
+// A modern backend is isolated too: one shared session per principal.
+func TestIsolatePrincipalModern(t *testing.T) {
+	in := &instances{}
+	b, url := isolatedFront(t, in, client.ModernOnly)
+	alice, bob := connectAs(t, url, "alice"), connectAs(t, url, "bob")
+	a, bb := whoami(t, alice), whoami(t, bob)
+	if a == bb || a == "0" || bb == "0" {
+		t.Fatalf("alice's backend %s, bob's %s: want two of their own", a, bb)
+	}
+	if again := whoami(t, alice); again != a {
+		t.Errorf("alice's second call went to backend %s, want her own %s", again, a)
+	}
+	if n := bridge.Sessions(b); n != 2 {
+		t.Errorf("%d backend sessions, want 2", n)
 	}
 }
 
