@@ -250,12 +250,18 @@ func bridgeTypeScript(t *testing.T, url string) {
 	}
 }
 
-// tsModernClient installs the TypeScript SDK 2.x client once into the
-// cache (under the lock scripts/lib.sh takes), copies the client script
-// next to its node_modules (for Node to resolve the package), and returns
-// the node binary and the copied script. It skips the test when npm or
-// node is missing.
+// tsModernClient is tsClientScript of the bridge's client script.
 func tsModernClient(t *testing.T) (node, script string) {
+	t.Helper()
+	return tsClientScript(t, filepath.Join("testdata", "bridge-ts-client.mjs"))
+}
+
+// tsClientScript installs the TypeScript SDK 2.x client once into the
+// cache (under the lock scripts/lib.sh takes), copies the client script
+// src next to its node_modules (for Node to resolve the package), and
+// returns the node binary and the copied script. It skips the test when
+// npm or node is missing.
+func tsClientScript(t *testing.T, src string) (node, script string) {
 	t.Helper()
 	cache, err := cacheDir()
 	if err != nil {
@@ -294,15 +300,15 @@ func tsModernClient(t *testing.T) (node, script string) {
 		}
 		unlock()
 	}
-	src, err := os.ReadFile(filepath.Join("testdata", "bridge-ts-client.mjs"))
+	text, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp(dir, "bridge-ts-client-*.mjs")
+	f, err := os.CreateTemp(dir, strings.TrimSuffix(filepath.Base(src), ".mjs")+"-*.mjs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(src)
+	f.Write(text)
 	f.Close()
 	t.Cleanup(func() { os.Remove(f.Name()) })
 	return node, f.Name()
