@@ -423,6 +423,10 @@ var stdioBackendTools []func(*mcp.Server)
 
 // TestMain runs the test binary as a stdio backend for TestBackendExit.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("BRIDGE_TEST_IDENTITY_DIR"); dir != "" {
+		identityBackend(dir) // identity_test.go
+		os.Exit(0)
+	}
 	if os.Getenv("BRIDGE_TEST_BACKEND") == "1" {
 		s := backend(make(chan string, 4))
 		mcp.AddTool(s, &mcp.Tool{Name: "exit", Description: "Exits."},

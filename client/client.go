@@ -227,6 +227,9 @@ type Client struct {
 	// life ends when the client is closed (Listen streams end with it).
 	life context.Context
 	kill context.CancelFunc
+	// done is Done's channel, made once.
+	doneOnce sync.Once
+	done     <-chan struct{}
 
 	mu       sync.Mutex
 	progress map[string]*callState // progress token -> request

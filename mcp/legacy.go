@@ -618,10 +618,12 @@ func (l *legacyEra) deliverChange(c Change) {
 		return
 	}
 	var params []byte
-	want := func(ss *session, st *SessionState) bool { return true }
+	want := func(ss *session, st *SessionState) bool { return c.Scope == "" || c.Scope == st.Owner }
 	if c.Kind == ResourceUpdated {
 		params = append(wire.AppendString([]byte(`{"uri":`), c.URI), '}')
-		want = func(ss *session, st *SessionState) bool { return slices.Contains(st.Subscriptions, c.URI) }
+		want = func(ss *session, st *SessionState) bool {
+			return (c.Scope == "" || c.Scope == st.Owner) && slices.Contains(st.Subscriptions, c.URI)
+		}
 	}
 	msg := jsonrpc.AppendNotification(nil, method, params)
 	go l.sessions.broadcast(want, msg)

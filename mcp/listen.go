@@ -156,6 +156,7 @@ type subscription struct {
 	tasks  map[string]struct{} // honoured taskIds
 	wake   chan struct{}       // capacity 1: pending or end changed
 	client string              // the client whose quota the stream counts against
+	scope  string              // the caller's Principal.ID, "" without one: which scoped changes it gets
 	ended  func()              // ListenOptions.Observe's end function; may be nil
 	abort  func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
 
@@ -178,7 +179,7 @@ const (
 )
 
 func (sub *subscription) wants(c Change) bool {
-	if sub.kinds&(1<<c.Kind) == 0 {
+	if sub.kinds&(1<<c.Kind) == 0 || (c.Scope != "" && c.Scope != sub.scope) {
 		return false
 	}
 	switch c.Kind {
@@ -543,6 +544,9 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 		sub.abort = a.abort
 	}
 	sub.client = x.clientKey()
+	if p := x.info.Principal; p != nil {
+		sub.scope = p.ID()
+	}
 	if err := x.s.quota.take(quotaSubscriptions, sub.client); err != nil {
 		return nil, err
 	}
