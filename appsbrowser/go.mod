@@ -19,6 +19,7 @@ require (
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )
 
 replace github.com/mcpkit/mcpkit => ../
