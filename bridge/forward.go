@@ -40,7 +40,9 @@ func (b *Bridge) forward(ctx context.Context, req *mcp.MethodRequest, owner, url
 	if req.Info.Header == nil || req.Info.Header.Get(hdrForwarded) != "" {
 		return nil, gone("not forwardable (a stdio request, or forwarded already)")
 	}
-	body := jsonrpc.AppendRequest(nil, jsonrpc.IntID(1), req.Method, req.Params)
+	// The request as the caller sent it (a gateway renamed the tool in
+	// Params for its backend; the owner routes it again).
+	body := jsonrpc.AppendRequest(nil, jsonrpc.IntID(1), req.Method, req.ReceivedParams())
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, gone(err.Error())

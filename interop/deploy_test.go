@@ -348,6 +348,35 @@ func TestGatewayDeployment(t *testing.T) {
 		}
 	})
 
+	t.Run("retry forwarded to the owner behind OAuth", func(t *testing.T) {
+		// Past nginx: the first round to replica 1, the retry to replica
+		// 2, which forwards it to the owner with the caller sealed (the
+		// token stays with replica 2).
+		split := &toReplicas{nginx: "127.0.0.1:" + nginxPort, first: "127.0.0.1:" + port1, retry: "127.0.0.1:" + port2}
+		tr, err := auth.NewTransport(public, &auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: as.ClientID, Secret: as.ClientSecret}, Base: split})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := client.Connect(ctx, &client.HTTPTransport{URL: public, HTTPClient: tr.Client()}, &client.Options{Eras: client.ModernOnly, NoCache: true,
+			Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "forwarded", "email": "f@example.com"}}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sc.Close()
+		res, err := sc.CallTool(ctx, "legacy_test_elicitation", map[string]any{"message": "who are you?"})
+		if err != nil {
+			t.Fatalf("legacy_test_elicitation with its retry on the other replica: %v", err)
+		}
+		if text := textOf(res.Content); !strings.Contains(text, "action=accept") || !strings.Contains(text, "forwarded") {
+			t.Fatalf("legacy_test_elicitation answered %q, want the answer given", text)
+		}
+		if n := split.retryCount(); n != 1 {
+			t.Errorf("%d retries went to replica 2, want 1", n)
+		}
+	})
+
 	t.Run("list_changed through Redis", func(t *testing.T) {
 		changes := listenTools(t, c)
 		if _, err := other.CallTool(ctx, "legacy_test_trigger_tool_change", nil); err != nil {
@@ -411,4 +440,45 @@ func replicaPID(t *testing.T, parent int, addr string) int {
 	}
 	t.Fatalf("no replica at %s among the children of %d", addr, parent)
 	return 0
+}
+
+// toReplicas sends the requests for nginx's address straight to a
+// replica instead: those that carry inputResponses (the retries of
+// input_required) to retry, the others to first. Requests for other
+// hosts (the authorization server) pass unchanged.
+type toReplicas struct {
+	nginx, first, retry string
+	mu                  sync.Mutex
+	retries             int
+}
+
+func (s *toReplicas) retryCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retries
+}
+
+func (s *toReplicas) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host != s.nginx {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	target := s.first
+	req = req.Clone(req.Context())
+	if req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(body, []byte(`"inputResponses"`)) {
+			target = s.retry
+			s.mu.Lock()
+			s.retries++
+			s.mu.Unlock()
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+	}
+	req.URL.Host = target
+	return http.DefaultTransport.RoundTrip(req)
 }

@@ -104,3 +104,11 @@ func takeSealedPrincipal(r *http.Request) (v string, malformed bool) {
 	}
 	return h[0], false
 }
+
+// ReceivedParams returns the request's params object exactly as the
+// request carried it, _meta included, even after the handler replaced
+// Params (a router that renames a tool for its backend does). A request
+// handed on to another replica of the same server
+// (SealPrincipal) must carry these. It is valid until the handler
+// returns, and must not be modified.
+func (r *MethodRequest) ReceivedParams() json.RawMessage { return r.x.params }
