@@ -304,7 +304,7 @@ func runTool(w io.Writer, cfg config, tool string) []goalRow {
 				} else {
 					rn.r = load.RunOpenLoop(p.URL, v.impl, method, load.OpenLoop{
 						Rate: m * base, Poisson: cfg.poisson, Warmup: cfg.warmup, Duration: cfg.duration,
-						Timeout: cfg.timeout, MaxConns: cfg.maxConns, CPU: p.CPU,
+						Timeout: cfg.timeout, MaxConns: cfg.maxConns, CPU: p.CPU, HostWait: p.RunqWait,
 					})
 					rn.rss, _ = p.PeakRSS()
 					p.Stop()
@@ -315,8 +315,8 @@ func runTool(w io.Writer, cfg config, tool string) []goalRow {
 			}
 		}
 	}
-	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | client send lag p99 | server CPU (cores) | peak RSS | conns | load average |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+	fmt.Fprintln(w, "| impl | load | offered/s | goodput/s | shed (503)/s | errors | timeouts | client misses | p50 | p99 | max | p99 / p99 at 1x | 503 p50 | client send lag p99 | server CPU (cores) | withheld by the host (cores) | peak RSS | conns | load average |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	p99at1 := map[string]time.Duration{}
 	for _, rn := range runs {
 		if rn.multiple == 1 && rn.err == nil {
@@ -338,9 +338,9 @@ func runTool(w io.Writer, cfg config, tool string) []goalRow {
 			if b := p99at1[name]; b > 0 && r.P99 > 0 {
 				ratio = fmt.Sprintf("%.1f", float64(r.P99)/float64(b))
 			}
-			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.0f MiB | %d | %s |\n",
+			fmt.Fprintf(w, "| %s | %gx | %s | %s | %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.0f MiB | %d | %s |\n",
 				name, rn.multiple, num(r.PerSecond(r.Scheduled)), num(r.Goodput()), num(r.PerSecond(r.Shed)), r.Errors, r.Timeouts, r.Missed,
-				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), ms(r.SendLagP99), r.CPU.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
+				ms(r.P50), ms(r.P99), ms(r.Max), ratio, ms(r.ShedP50), ms(r.SendLagP99), r.CPU.Seconds()/r.Elapsed.Seconds(), r.HostWait.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), r.Conns, rn.load)
 			if r.FirstErr != nil {
 				notes = append(notes, fmt.Sprintf("%s at %gx, first failure: %.300s", name, rn.multiple, r.FirstErr))
 			}
@@ -355,11 +355,12 @@ func runTool(w io.Writer, cfg config, tool string) []goalRow {
 	}
 	fmt.Fprintf(w, "Own capacity: %s.\n\n", ownCapacity(cfg.impls, capacity))
 	curve(w, cfg, runs)
-	g := goalRow{procs: cfg.procs, tool: tool, impl: cfg.impls[0], capacity: base, goodput: map[float64][]float64{}, cores: map[float64][]float64{}}
+	g := goalRow{procs: cfg.procs, tool: tool, impl: cfg.impls[0], capacity: base, goodput: map[float64][]float64{}, cores: map[float64][]float64{}, wait: map[float64][]float64{}}
 	for _, rn := range runs {
 		if rn.v.name == cfg.impls[0] && rn.err == nil {
 			g.goodput[rn.multiple] = append(g.goodput[rn.multiple], rn.r.Goodput())
 			g.cores[rn.multiple] = append(g.cores[rn.multiple], rn.r.CPU.Seconds()/rn.r.Elapsed.Seconds())
+			g.wait[rn.multiple] = append(g.wait[rn.multiple], rn.r.HostWait.Seconds()/rn.r.Elapsed.Seconds())
 		}
 	}
 	return []goalRow{g}
@@ -373,6 +374,7 @@ type goalRow struct {
 	capacity   float64 // closed loop
 	goodput    map[float64][]float64
 	cores      map[float64][]float64 // the server's CPU, in cores
+	wait       map[float64][]float64 // the server's threads waiting for the host, in cores
 }
 
 // goals are the least goodput at 2x and 4x offered load, as a fraction of
@@ -388,10 +390,13 @@ func goalTable(w io.Writer, rows []goalRow) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Capacity is the goodput at 1x offered load (median of the runs; the closed-loop rate the multiples are")
 	fmt.Fprintln(w, "of is shown for reference). Goal: goodput at 2x at least 90% of capacity, at 4x at least 80%.")
-	fmt.Fprintln(w, "Each cell: median goodput/s (ratio to capacity; ratio to the closed loop) [every run] and the median")
-	fmt.Fprintln(w, "CPU the server got, in cores: a server that got less CPU than GOMAXPROCS at some rate was starved")
-	fmt.Fprintln(w, "by other processes, and its goodput there measures the host, not the server; the goodput per core")
-	fmt.Fprintln(w, "of server CPU then says whether the server's own work per answer grew (shedding costs some).")
+	fmt.Fprintln(w, "Each cell: median goodput/s (ratio to capacity; ratio to the closed loop) [every run], then the median")
+	fmt.Fprintln(w, "CPU the server got and the CPU the host withheld from it (its threads ready to run but waiting on the")
+	fmt.Fprintln(w, "host's run queues), both in cores, and the goodput per core of server CPU. When the two add up to about")
+	fmt.Fprintln(w, "GOMAXPROCS, the server always had work and any shortfall is the host's (other processes took the")
+	fmt.Fprintln(w, "CPU): that row measures the host, not the server. When they add up to less, the server sat idle")
+	fmt.Fprintln(w, "(shedding too much, or offered too little). The goodput per core says whether the server's own work")
+	fmt.Fprintln(w, "per answer grew (each 503 costs some).")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| GOMAXPROCS | tool | impl | closed loop/s | 1x (capacity) | 2x | 4x | verdict |")
 	fmt.Fprintln(w, "| ---: | --- | --- | ---: | --- | --- | --- | --- |")
@@ -423,7 +428,7 @@ func goalTable(w io.Writer, rows []goalRow) {
 			if cores > 0 {
 				perCore = num(median(v) / cores)
 			}
-			return fmt.Sprintf("%s (%s) [%s], %.2f cores, %s/s per core", num(median(v)), r, strings.Join(each, ", "), cores, perCore)
+			return fmt.Sprintf("%s (%s) [%s], %.2f cores + %.2f withheld, %s/s per core", num(median(v)), r, strings.Join(each, ", "), cores, median(g.wait[m]), perCore)
 		}
 		var verdict []string
 		for _, m := range []float64{2, 4} {
@@ -507,8 +512,9 @@ func summary(rn run) string {
 		return "failed: " + rn.err.Error()
 	}
 	r := rn.r
-	return fmt.Sprintf("offered %s/s, goodput %s/s, shed %d, errors %d, timeouts %d, missed %d, p50 %s, p99 %s, RSS %.0f MiB, load %s",
-		num(r.PerSecond(r.Scheduled)), num(r.Goodput()), r.Shed, r.Errors, r.Timeouts, r.Missed, ms(r.P50), ms(r.P99), float64(rn.rss)/(1<<20), rn.load)
+	return fmt.Sprintf("offered %s/s, goodput %s/s, shed %d, errors %d, timeouts %d, missed %d, p50 %s, p99 %s, CPU %.2f + withheld %.2f cores, RSS %.0f MiB, load %s",
+		num(r.PerSecond(r.Scheduled)), num(r.Goodput()), r.Shed, r.Errors, r.Timeouts, r.Missed, ms(r.P50), ms(r.P99),
+		r.CPU.Seconds()/r.Elapsed.Seconds(), r.HostWait.Seconds()/r.Elapsed.Seconds(), float64(rn.rss)/(1<<20), rn.load)
 }
 
 func splitList(s string) []string {
