@@ -10,6 +10,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.59.0
 	golang.org/x/oauth2 v0.38.0
+	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.52.0
 )
 

@@ -58,12 +58,30 @@ type Options struct {
 	// ClientInfo is how the bridge introduces itself to the backend.
 	// Default: name "mcpkit-bridge".
 	ClientInfo mcp.Implementation
+	// Interceptors wrap each call the bridge makes to the backend for a
+	// caller (client.Options.Interceptors), the first outermost; their
+	// context is the front request's, so with the otel module's
+	// ServerInterceptor in front (Server.Interceptors) and its
+	// ClientInterceptor here, a bridged call is a CLIENT span under the
+	// front's SERVER span and the backend request's params._meta carries
+	// the caller's trace (traceparent, tracestate). The pings the bridge
+	// sends on its own do not go through them.
+	Interceptors []client.Interceptor
 
 	// Server configures the front server. Its Provider is the bridge; its
 	// ReadyChecks get the bridge's own. An empty Info.Name takes the
 	// backend's serverInfo (name, title, version, description, icons,
 	// website).
 	Server mcp.ServerOptions
+
+	// Isolate says which callers may share a backend session (a process,
+	// for a stdio backend). IsolateNone, the default, keys sessions by the
+	// caller's capabilities only. IsolatePrincipal gives every
+	// authenticated principal (mcp.Principal.ID) sessions of its own, and
+	// scopes what they report (list changes, resources/updated) to that
+	// principal's listen streams; it needs Server.Auth, and a request
+	// without a principal is refused.
+	Isolate Isolation
 
 	// Extensions names the client extensions that reach the backend and
 	// key its sessions; the others (the tasks extension, unknown ones)
@@ -113,6 +131,19 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Isolation says which callers may share a backend session
+// (Options.Isolate).
+type Isolation uint8
+
+const (
+	// IsolateNone: callers with the same capabilities share sessions.
+	IsolateNone Isolation = iota
+	// IsolatePrincipal: each authenticated principal has sessions of its
+	// own (within the one global MaxSessions), and what a principal's
+	// sessions report reaches only that principal's listen streams.
+	IsolatePrincipal
+)
+
 // Bridge is an MCP server whose primitives come from a backend. Create one
 // with New, serve Server() over any transport, and Close it at the end. It
 // is safe for concurrent use.
@@ -150,6 +181,15 @@ var errNotStarted = errors.New("bridge: the backend has not started")
 func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	if opts == nil || opts.Backend == nil {
 		return nil, errors.New("bridge: Options.Backend is required")
+	}
+	switch opts.Isolate {
+	case IsolateNone:
+	case IsolatePrincipal:
+		if opts.Server.Auth == nil {
+			return nil, errors.New("bridge: Options.Isolate IsolatePrincipal needs Server.Auth: only an authenticated caller has a principal")
+		}
+	default:
+		return nil, fmt.Errorf("bridge: unknown Options.Isolate %d", opts.Isolate)
 	}
 	b := &Bridge{opts: *opts, notOK: errNotStarted, stopped: make(chan struct{})}
 	o := &b.opts
@@ -259,7 +299,9 @@ func (b *Bridge) ready(context.Context) error {
 }
 
 // adopt makes probe the bridge's probe session and advertises what the
-// backend declared in it.
+// backend declared in it: its capabilities, instructions and (unless the
+// operator named the front in Server.Info) its serverInfo, which a
+// restarted backend may have changed.
 func (b *Bridge) adopt(probe *client.Client) {
 	caps := *probe.Capabilities()
 	adv := mcp.ServerCapabilities{
@@ -275,7 +317,11 @@ func (b *Bridge) adopt(probe *client.Client) {
 			Subscribe: caps.Resources.Subscribe && probe.Era() == mcp.EraLegacy}
 	}
 	b.modern.Store(probe.Era() != mcp.EraLegacy)
-	b.srv.Advertise(&mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()})
+	a := &mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()}
+	if b.opts.Server.Info.Name == "" {
+		a.Info = probe.ServerInfo()
+	}
+	b.srv.Advertise(a)
 	b.mu.Lock()
 	b.probe, b.notOK = probe, nil
 	b.mu.Unlock()
@@ -346,7 +392,13 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 			}
 			return s.ask(ctx, method, params)
 		},
-		OnNotification: b.onNotification,
+		OnNotification: func(n *client.Notification) {
+			scope := ""
+			if s != nil {
+				scope = s.scope
+			}
+			b.onNotification(n, scope)
+		},
 		OnLog: func(m *client.LogMessage) {
 			// On stdio a log message names no request: on a leased
 			// session it belongs to the call holding the lease.
@@ -362,7 +414,29 @@ func (b *Bridge) connect(ctx context.Context, caps mcp.ClientCapabilities, s *se
 			b.log.Info("bridge: backend log message outside a call", "level", m.Level, "logger", clip.String(m.Logger, 256), "data", clip.String(string(m.Data), maxLogData))
 		},
 	}
+	if len(o.Interceptors) > 0 {
+		co.Interceptors = []client.Interceptor{b.intercept}
+	}
 	return client.Connect(ctx, o.Backend(), co)
+}
+
+// ownCall marks the context of a call the bridge makes on its own (a
+// ping): Options.Interceptors do not see it.
+type ownCall struct{}
+
+// intercept runs a backend call through Options.Interceptors, unless the
+// bridge makes it on its own.
+func (b *Bridge) intercept(ctx context.Context, c *client.Call, next client.CallHandler) client.Outcome {
+	if ctx.Value(ownCall{}) != nil {
+		return next(ctx, c)
+	}
+	h := next
+	ics := b.opts.Interceptors
+	for i := len(ics) - 1; i >= 0; i-- {
+		icp, nx := ics[i], h
+		h = func(ctx context.Context, c *client.Call) client.Outcome { return icp(ctx, c, nx) }
+	}
+	return h(ctx, c)
 }
 
 // maxLogData bounds what the bridge logs of a backend's log message
@@ -372,9 +446,10 @@ const maxLogData = 4 << 10
 // errNoCaller answers a backend's input request that no call can carry.
 var errNoCaller = &mcp.Error{Code: -32603, Message: "no caller to ask: the request arrived outside a call whose caller declared the capability"}
 
-// onNotification relays the backend's list changes to the front's
-// listeners, on every replica through the Bus.
-func (b *Bridge) onNotification(n *client.Notification) {
+// onNotification relays the backend's list changes and resource updates
+// to the front's listeners, on every replica through the Bus: those of the
+// principal whose session reported them when scope (its ID) is not empty.
+func (b *Bridge) onNotification(n *client.Notification, scope string) {
 	srv := b.front.Load()
 	if srv == nil {
 		// The front does not exist yet: nobody has listed or listens, so
@@ -384,17 +459,17 @@ func (b *Bridge) onNotification(n *client.Notification) {
 	switch n.Method {
 	case "notifications/tools/list_changed":
 		b.schemas.forget()
-		srv.NotifyListChanged(mcp.ToolsListChanged)
+		srv.NotifyChange(mcp.Change{Kind: mcp.ToolsListChanged, Scope: scope})
 	case "notifications/prompts/list_changed":
-		srv.NotifyListChanged(mcp.PromptsListChanged)
+		srv.NotifyChange(mcp.Change{Kind: mcp.PromptsListChanged, Scope: scope})
 	case "notifications/resources/list_changed":
-		srv.NotifyListChanged(mcp.ResourcesListChanged)
+		srv.NotifyChange(mcp.Change{Kind: mcp.ResourcesListChanged, Scope: scope})
 	case "notifications/resources/updated":
 		var p struct {
 			URI string `json:"uri"`
 		}
-		if json.Unmarshal(n.Params, &p) == nil {
-			srv.NotifyResourceUpdated(p.URI)
+		if json.Unmarshal(n.Params, &p) == nil && p.URI != "" {
+			srv.NotifyChange(mcp.Change{Kind: mcp.ResourceUpdated, URI: p.URI, Scope: scope})
 		}
 	}
 }

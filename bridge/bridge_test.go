@@ -423,6 +423,10 @@ var stdioBackendTools []func(*mcp.Server)
 
 // TestMain runs the test binary as a stdio backend for TestBackendExit.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("BRIDGE_TEST_IDENTITY_DIR"); dir != "" {
+		identityBackend(dir) // identity_test.go
+		os.Exit(0)
+	}
 	if os.Getenv("BRIDGE_TEST_BACKEND") == "1" {
 		s := backend(make(chan string, 4))
 		mcp.AddTool(s, &mcp.Tool{Name: "exit", Description: "Exits."},
@@ -481,7 +485,7 @@ func TestListChangedRelayed(t *testing.T) {
 // again.
 func TestRetryOnAnotherReplica(t *testing.T) {
 	be := backend(make(chan string, 4))
-	replica := func(advertise bool) (*bridge.Bridge, string) {
+	replica := func(advertise, protected bool) (*bridge.Bridge, string) {
 		var h http.Handler
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 		t.Cleanup(ts.Close)
@@ -494,6 +498,18 @@ func TestRetryOnAnotherReplica(t *testing.T) {
 		if advertise {
 			o.AdvertiseURL = ts.URL
 		}
+		if protected {
+			o.Server.Auth = &mcp.AuthOptions{
+				Verifier: mcp.TokenVerifierFunc(func(ctx context.Context, token string) (*mcp.Principal, error) {
+					if token != "alice-token" {
+						return nil, mcp.ErrInvalidToken
+					}
+					return &mcp.Principal{Subject: "alice", Issuer: "https://issuer.example"}, nil
+				}),
+				Resource:             "https://mcp.example/mcp",
+				AuthorizationServers: []string{"https://issuer.example"},
+			}
+		}
 		b, err := bridge.New(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
@@ -503,18 +519,26 @@ func TestRetryOnAnotherReplica(t *testing.T) {
 		return b, ts.URL
 	}
 	answer := `{"role":"assistant","model":"m","content":{"type":"text","text":"%s"}}`
-	for _, advertise := range []bool{true, false} {
-		t.Run(fmt.Sprint("advertise=", advertise), func(t *testing.T) {
-			_, urlA := replica(advertise)
-			_, urlB := replica(advertise)
+	for _, tt := range []struct{ advertise, protected bool }{{true, false}, {false, false}, {true, true}} {
+		advertise := tt.advertise
+		t.Run(fmt.Sprintf("advertise=%v,protected=%v", tt.advertise, tt.protected), func(t *testing.T) {
+			_, urlA := replica(advertise, tt.protected)
+			_, urlB := replica(advertise, tt.protected)
 			ctx := context.Background()
 			caps := `{"sampling":{}}`
-			r := mcpwire.Post(t, ctx, urlA, mcpwire.Request{Method: "tools/call", Params: `{"name":"sample"}`, Caps: caps})
+			// On a protected front the caller's token is not forwarded
+			// (no handler sees it): the owner authenticates the
+			// forwarded retry by the caller sealed with the shared keys.
+			var hdr http.Header
+			if tt.protected {
+				hdr = http.Header{"Authorization": {"Bearer alice-token"}}
+			}
+			r := mcpwire.Post(t, ctx, urlA, mcpwire.Request{Method: "tools/call", Params: `{"name":"sample"}`, Caps: caps, Header: hdr})
 			var first struct {
 				Result struct{ RequestState string }
 			}
 			r.Decode(t, &first)
-			r = mcpwire.Post(t, ctx, urlB, mcpwire.Request{Method: "tools/call", Caps: caps,
+			r = mcpwire.Post(t, ctx, urlB, mcpwire.Request{Method: "tools/call", Caps: caps, Header: hdr,
 				Params: `{"name":"sample","inputResponses":{"a":` + fmt.Sprintf(answer, "one") + `},"requestState":` + quoteJSON(first.Result.RequestState) + `}`})
 			var second struct {
 				Result struct {
@@ -535,7 +559,7 @@ func TestRetryOnAnotherReplica(t *testing.T) {
 				t.Fatalf("forwarded retry = %s, want the owner's next round (b)", r.Last())
 			}
 			// The last retry, on B again: forwarded, and the call completes.
-			r = mcpwire.Post(t, ctx, urlB, mcpwire.Request{Method: "tools/call", Caps: caps,
+			r = mcpwire.Post(t, ctx, urlB, mcpwire.Request{Method: "tools/call", Caps: caps, Header: hdr,
 				Params: `{"name":"sample","inputResponses":{"b":` + fmt.Sprintf(answer, "two") + `},"requestState":` + quoteJSON(second.Result.RequestState) + `}`})
 			if !strings.Contains(string(r.Last()), `"one+two"`) {
 				t.Fatalf("final retry = %s, want one+two", r.Last())

@@ -32,7 +32,10 @@ func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.Prov
 	case "tools/call", "prompts/get", "resources/read":
 		return b.call(ctx, req, params)
 	}
-	key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+	key, caps, err := b.route(req.Info)
+	if err != nil {
+		return nil, err
+	}
 	s, err := b.pool.acquire(ctx, key, caps, false)
 	if err != nil {
 		return nil, err
@@ -46,7 +49,8 @@ func (b *Bridge) Provide(ctx context.Context, req *mcp.MethodRequest) (*mcp.Prov
 	if req.Method != "completion/complete" {
 		res.Cache = &mcp.CacheHint{}
 		if key != emptyKey {
-			// The backend may list by the caller's capabilities.
+			// The backend may list by the caller's capabilities, or the
+			// list comes from the caller's own backend (IsolatePrincipal).
 			res.Cache.Scope = mcp.CachePrivate
 		}
 	}
@@ -204,7 +208,10 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 			return nil, errors.Join(irs...)
 		}
 	} else {
-		key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+		key, caps, err := b.route(req.Info)
+		if err != nil {
+			return nil, err
+		}
 		exclusive := caps.Sampling != nil || caps.Elicitation != nil || caps.Roots != nil || req.Info.LogLevel != ""
 		s, err := b.pool.acquire(ctx, key, caps, exclusive)
 		if err != nil {
@@ -219,7 +226,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 			// the call cannot be held, so it runs in this goroutine.
 			return b.direct(ctx, req, s, params)
 		}
-		h = b.start(s, exclusive, req, params)
+		h = b.start(ctx, s, exclusive, req, params)
 	}
 	return b.wait(ctx, req, h)
 }
@@ -239,9 +246,11 @@ func (b *Bridge) direct(ctx context.Context, req *mcp.MethodRequest, s *session,
 	return res, nil
 }
 
-// start begins the backend call of h on session s.
-func (b *Bridge) start(s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
-	hctx, cancel := context.WithCancel(context.Background())
+// start begins the backend call of h on session s. The call may outlive
+// ctx, the front request's context: it keeps ctx's values (the caller's
+// trace, for Options.Interceptors) but not its end.
+func (b *Bridge) start(ctx context.Context, s *session, exclusive bool, req *mcp.MethodRequest, params json.RawMessage) *heldCall {
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h := &heldCall{id: newID(), method: req.Method, s: s, ctx: hctx, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1), sent: map[string]*pendingAsk{}, used: map[string]bool{}}
 	if exclusive {
 		s.mu.Lock()

@@ -20,7 +20,10 @@ import (
 // hold forwards the whole request there, once (a forwarded request is
 // never forwarded again), and relays the owner's answer: the result, the
 // next input_required round, or the error. The backend call is never run
-// a second time.
+// a second time. On a protected front, the caller's token is not
+// forwarded (no handler sees it): the caller goes sealed with the shared
+// state keys (mcp.MethodRequest.SealPrincipal), and the owner's front
+// authenticates the forwarded request with it.
 
 // hdrForwarded marks a request one replica forwarded to another.
 const hdrForwarded = "Mcpkit-Bridge-Forwarded"
@@ -44,10 +47,20 @@ func (b *Bridge) forward(ctx context.Context, req *mcp.MethodRequest, owner, url
 	}
 	for k, v := range req.Info.Header {
 		switch http.CanonicalHeaderKey(k) {
-		case "Content-Length", "Host", "Connection", "Accept-Encoding", "Keep-Alive", "Transfer-Encoding", "Upgrade":
+		case "Content-Length", "Host", "Connection", "Accept-Encoding", "Keep-Alive", "Transfer-Encoding", "Upgrade", mcp.HeaderSealedPrincipal:
 			continue
 		}
 		hr.Header[k] = v
+	}
+	// On a protected front the caller's token stayed with this replica's
+	// verifier: the owner gets the verified caller, sealed with the state
+	// keys the replicas share and bound to this very request.
+	sealed, err := req.SealPrincipal()
+	if err != nil {
+		return nil, gone("sealing the caller for the owner: " + err.Error())
+	}
+	if sealed != "" {
+		hr.Header.Set(mcp.HeaderSealedPrincipal, sealed)
 	}
 	hr.Header.Set(hdrForwarded, b.id)
 	hr.Header.Set("Content-Type", "application/json")

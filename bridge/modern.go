@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/client"
-	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -38,17 +38,26 @@ type modernState struct {
 // provideModern forwards req to a modern backend.
 func (b *Bridge) provideModern(ctx context.Context, req *mcp.MethodRequest, params json.RawMessage) (*mcp.ProvidedResult, error) {
 	key, caps := Key(&req.Info.ClientCapabilities, b.opts.Extensions)
+	// Every caller shares the one session (one per principal with
+	// IsolatePrincipal).
+	shared, err := b.scoped(req.Info, emptyKey)
+	if err != nil {
+		return nil, err
+	}
+	if shared != emptyKey {
+		key = shared // the lists come from the caller's own backend: private
+	}
 	// A caller that asks for logs leases the session for the call: on
 	// stdio a log message names no request, so the session's messages
 	// are the call's (as for a legacy backend).
 	lvl := req.Info.LogLevel
-	s, err := b.pool.acquire(ctx, emptyKey, mcp.ClientCapabilities{}, lvl != "")
+	s, err := b.pool.acquire(ctx, shared, mcp.ClientCapabilities{}, lvl != "")
 	if err != nil {
 		return nil, err
 	}
 	defer b.pool.release(s)
 	opts := []client.CallOption{
-		client.WithMeta(map[string]any{iclient.MetaClientCapabilities: caps}),
+		client.WithMeta(map[string]any{protocol.MetaClientCapabilities: caps}),
 		client.WithProgress(func(p client.Progress) { req.Progress(p.Progress, p.Total, p.Message) }),
 	}
 	if lvl != "" {
@@ -67,7 +76,7 @@ func (b *Bridge) provideModern(ctx context.Context, req *mcp.MethodRequest, para
 	res := &mcp.ProvidedResult{}
 	switch req.Method {
 	case "tools/call", "prompts/get", "resources/read":
-		if err := b.checkHeaders(ctx, req, s, emptyKey, params); err != nil {
+		if err := b.checkHeaders(ctx, req, s, shared, params); err != nil {
 			return nil, err
 		}
 		p, err := retryParams(req, params)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -54,12 +56,49 @@ func Key(c *mcp.ClientCapabilities, exts []string) (string, mcp.ClientCapabiliti
 	return string(k), n
 }
 
+// route returns the pool key of a request's backend sessions and the
+// capabilities to declare in them: Key's, and with IsolatePrincipal the
+// caller's principal ID in front (Go-quoted; a capabilities key starts
+// with "{"). A request without a principal gets errNoPrincipal then.
+func (b *Bridge) route(info *mcp.RequestInfo) (string, mcp.ClientCapabilities, error) {
+	key, caps := Key(&info.ClientCapabilities, b.opts.Extensions)
+	key, err := b.scoped(info, key)
+	return key, caps, err
+}
+
+// scoped puts the caller's principal ID in front of key with
+// IsolatePrincipal; else it returns key.
+func (b *Bridge) scoped(info *mcp.RequestInfo, key string) (string, error) {
+	if b.opts.Isolate != IsolatePrincipal {
+		return key, nil
+	}
+	if info.Principal == nil {
+		return "", errNoPrincipal
+	}
+	return strconv.Quote(info.Principal.ID()) + key, nil
+}
+
+// keyScope returns the principal ID a pool key is scoped to, or "".
+func keyScope(key string) string {
+	q, err := strconv.QuotedPrefix(key)
+	if err != nil {
+		return ""
+	}
+	s, _ := strconv.Unquote(q)
+	return s
+}
+
+// errNoPrincipal refuses a request without an authenticated caller when
+// backends are isolated by principal.
+var errNoPrincipal = &mcp.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid request: this bridge runs backends per authenticated caller, and the request has none"}
+
 // session is one backend session (a process, for a stdio backend) and who
 // uses it: calls share it, or one call leases it exclusively.
 type session struct {
-	key  string
-	c    *client.Client
-	done <-chan struct{}
+	key   string
+	scope string // the principal ID of an isolated session, else ""
+	c     *client.Client
+	done  <-chan struct{}
 
 	// Guarded by pool.mu.
 	users     int
@@ -172,7 +211,7 @@ func (p *pool) acquire(ctx context.Context, key string, caps mcp.ClientCapabilit
 
 // open starts a session for key; the caller reserved its place in total.
 func (p *pool) open(ctx context.Context, key string, caps mcp.ClientCapabilities, exclusive bool) (*session, error) {
-	s := &session{key: key, users: 1, exclusive: exclusive}
+	s := &session{key: key, scope: keyScope(key), users: 1, exclusive: exclusive}
 	c, err := p.b.connect(ctx, caps, s)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -48,7 +48,10 @@ func (b *Bridge) observeListen(ctx context.Context, info *mcp.RequestInfo, grant
 	if len(uris) == 0 {
 		return nil, nil
 	}
-	key, caps := Key(&info.ClientCapabilities, b.opts.Extensions)
+	key, caps, err := b.route(info)
+	if err != nil {
+		return nil, err
+	}
 	t := &b.subs
 	t.mu.Lock()
 	if t.byKey == nil {

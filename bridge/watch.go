@@ -35,7 +35,7 @@ func (b *Bridge) watch(c *client.Client, hung *atomic.Bool, busy func() bool) {
 		if !busy() {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), b.opts.PingTimeout)
+		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), ownCall{}, true), b.opts.PingTimeout)
 		err := c.Ping(ctx)
 		timedOut := ctx.Err() != nil
 		cancel()

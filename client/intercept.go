@@ -74,13 +74,17 @@ func (o Outcome) Code() int {
 	return 0
 }
 
-// interceptedKey marks a context whose call runs inside the interceptors.
+// interceptedKey marks a context whose call runs inside the interceptors
+// of the client it holds. It names the client: the context of a call
+// reaches an in-process server (MemoryTransport), and the calls that
+// server's handlers make with their own clients (a bridge's to its
+// backend) go through those clients' interceptors.
 type interceptedKey struct{}
 
 // intercepting reports whether the call with ctx must go through the
 // interceptors first.
 func (c *Client) intercepting(ctx context.Context) bool {
-	return len(c.opts.Interceptors) > 0 && ctx.Value(interceptedKey{}) == nil
+	return len(c.opts.Interceptors) > 0 && ctx.Value(interceptedKey{}) != c
 }
 
 // callIntercepted runs call inside the interceptors.
@@ -92,8 +96,13 @@ func (c *Client) callIntercepted(ctx context.Context, method string, params map[
 		ic.ServerURL = u.URL()
 	}
 	for _, k := range []string{"name", "uri", "taskId"} {
-		if v, ok := params[k].(string); ok {
+		switch v := params[k].(type) {
+		case string:
 			ic.Name = v
+		case json.RawMessage: // Call's params pass through as JSON
+			json.Unmarshal(v, &ic.Name)
+		}
+		if ic.Name != "" {
 			break
 		}
 	}
@@ -107,7 +116,7 @@ func (c *Client) callIntercepted(ctx context.Context, method string, params map[
 			cp.icMeta = maps.Clone(ic.Meta) // under the caller's WithMeta keys
 			run = &cp
 		}
-		res, err := c.call(context.WithValue(ctx, interceptedKey{}, true), method, params, run)
+		res, err := c.call(context.WithValue(ctx, interceptedKey{}, c), method, params, run)
 		inner = Outcome{Result: res, Err: err}
 		if err == nil {
 			inner.ResultType = resultType(res)

@@ -76,3 +76,49 @@ func TestClientInterceptors(t *testing.T) {
 		t.Errorf("the server saw traceparent %q", serverSaw)
 	}
 }
+
+// A handler of an in-process server that calls on with a client of its
+// own (a bridge, a gateway) has its calls go through that client's
+// interceptors, though its context comes from the caller's intercepted
+// call; and a call through Client.Call, whose params pass through as JSON,
+// names its tool to the interceptors.
+func TestClientInterceptorsNested(t *testing.T) {
+	var mu sync.Mutex
+	var log []string
+	record := func(who string) client.Interceptor {
+		return func(ctx context.Context, c *client.Call, next client.CallHandler) client.Outcome {
+			mu.Lock()
+			log = append(log, who+" "+c.Method+" "+c.Name)
+			mu.Unlock()
+			return next(ctx, c)
+		}
+	}
+	back := mcp.NewServer(nil)
+	mcp.AddTool(back, &mcp.Tool{Name: "leaf", Description: "Answers."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "ok", nil
+	})
+	inner, err := client.Connect(context.Background(), &client.MemoryTransport{Server: back}, &client.Options{Interceptors: []client.Interceptor{record("inner")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	front := mcp.NewServer(nil)
+	mcp.AddTool(front, &mcp.Tool{Name: "relay", Description: "Calls the backend."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		_, err := inner.Call(ctx, "tools/call", map[string]any{"name": "leaf"})
+		return "relayed", err
+	})
+	outer, err := client.Connect(context.Background(), &client.MemoryTransport{Server: front}, &client.Options{Interceptors: []client.Interceptor{record("outer")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outer.Close()
+	mu.Lock()
+	log = nil
+	mu.Unlock()
+	if _, err := outer.CallTool(context.Background(), "relay", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"outer tools/call relay", "inner tools/call leaf"}, log); diff != "" {
+		t.Errorf("interceptor log (-want +got):\n%s", diff)
+	}
+}

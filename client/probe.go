@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -96,24 +97,17 @@ func processExit(conn iclient.Conn) (ProcessExit, bool) {
 // stdio server's output closed (its process exited, say) or the client was
 // closed. Later calls fail with ErrClosed. It is for supervisors (the
 // bridge restarts a backend that exited).
+// Every call returns the same channel, and watching it costs no goroutine.
 func (c *Client) Done() <-chan struct{} {
-	if sc, ok := c.sess.Conn().(interface{ Done() <-chan struct{} }); ok {
-		return anyDone(sc.Done(), c.life.Done())
-	}
-	return c.life.Done()
-}
-
-// anyDone returns a channel closed when a or b is.
-func anyDone(a, b <-chan struct{}) <-chan struct{} {
-	out := make(chan struct{})
-	go func() {
-		select {
-		case <-a:
-		case <-b:
+	c.doneOnce.Do(func() {
+		c.done = c.life.Done()
+		if sc, ok := c.sess.Conn().(interface{ OnDone(func()) }); ok {
+			ctx, cancel := context.WithCancel(c.life)
+			sc.OnDone(cancel)
+			c.done = ctx.Done()
 		}
-		close(out)
-	}()
-	return out
+	})
+	return c.done
 }
 
 // ProcessExit returns how a stdio server's process ended, once it has

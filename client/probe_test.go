@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -91,5 +92,31 @@ func TestProcessExit(t *testing.T) {
 	var ce *client.ConnectError
 	if !errors.As(err, &ce) || ce.Exit == nil || ce.Exit.Code != 3 {
 		t.Errorf("crashed server: %v (exit %+v), want a ConnectError with exit code 3", err, ce)
+	}
+}
+
+// Done returns one channel however often it is called, and watching it
+// starts no goroutine (a supervisor calls it in its loops); Close closes
+// it.
+func TestDoneCostsNoGoroutine(t *testing.T) {
+	c, err := client.Connect(context.Background(), selfCommand("serve"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := c.Done()
+	g0 := runtime.NumGoroutine()
+	for range 100 {
+		if c.Done() != done {
+			t.Fatal("Done returned another channel")
+		}
+	}
+	if g := runtime.NumGoroutine(); g > g0 {
+		t.Errorf("%d goroutines after 100 calls of Done, %d before", g, g0)
+	}
+	c.Close()
+	select {
+	case <-done:
+	default:
+		t.Fatal("Done not closed after Close")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,8 +73,61 @@ type ServerConfig struct {
 	// gateway lists and calls (tools.allow, the server's own names);
 	// DenyTools are left out (tools.deny).
 	AllowTools, DenyTools []string
+	// Scopes (scopes: [files:read]) are the OAuth scopes a caller's
+	// access token must all grant to see and use anything of the server:
+	// its tools, prompts, resources, templates and completions.
+	// ToolScopes (tool_scopes: {write: [files:write]}) adds scopes for
+	// single tools (by the server's own names). See Backend.Scopes.
+	Scopes     []string
+	ToolScopes map[string][]string
+	// ScopesLine is the line of the first scopes or tool_scopes key (0:
+	// none), for errors about where the scope policy cannot apply.
+	ScopesLine int
+	// RateLimit (rate_limit: {rate: 10/s, burst: 20}) bounds the calls
+	// each caller makes to the server, per replica; nil means none. See
+	// Backend.RateLimit.
+	RateLimit *RateLimit
 	// Line is the line of the server's name in the file.
 	Line int
+}
+
+// RateLimit is a token bucket: a caller may make Burst calls at once, and
+// Count calls every Per on average. Its text form (rate_limit.rate in the
+// configuration) is COUNT/UNIT with UNIT s, m or h: "10/s", "600/m".
+type RateLimit struct {
+	Count int
+	Per   time.Duration
+	// Burst is the bucket's size; 0 means Count.
+	Burst int
+}
+
+// MaxRate bounds the Count and Burst of a RateLimit in a configuration.
+const MaxRate = 1_000_000
+
+// String returns the rate as the configuration writes it ("10/s").
+func (r RateLimit) String() string {
+	unit := r.Per.String()
+	switch r.Per {
+	case time.Second:
+		unit = "s"
+	case time.Minute:
+		unit = "m"
+	case time.Hour:
+		unit = "h"
+	}
+	return strconv.Itoa(r.Count) + "/" + unit
+}
+
+// ParseRate parses the COUNT/UNIT form of a rate: COUNT a positive
+// integer up to MaxRate, UNIT s, m or h.
+func ParseRate(text string) (RateLimit, error) {
+	n, unit, ok := strings.Cut(text, "/")
+	count, err := strconv.Atoi(n)
+	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
+	if !ok || err != nil || count <= 0 || count > MaxRate || per == 0 || n != strconv.Itoa(count) {
+		return RateLimit{}, fmt.Errorf("rate %q: want COUNT/UNIT, COUNT from 1 to %d and UNIT s, m or h, such as 10/s", text, MaxRate)
+	}
+	return RateLimit{Count: count, Per: per}, nil
 }
 
 // fingerprint identifies what the server's transport connects to: its
@@ -81,6 +135,27 @@ type ServerConfig struct {
 func (s *ServerConfig) fingerprint() string {
 	b, _ := json.Marshal([]any{s.Command, s.Env, s.InheritEnv, s.Dir, s.URL, s.Headers})
 	return string(b)
+}
+
+// secrets are the values of the server's configuration that a reason it
+// is down must not show: header and env values, the URL's password.
+func (s *ServerConfig) secrets() []string {
+	var out []string
+	for _, m := range []map[string]string{s.Headers, s.Env} {
+		for _, v := range m {
+			out = append(out, v)
+			// "Bearer TOKEN": the token alone too.
+			if _, rest, ok := strings.Cut(v, " "); ok {
+				out = append(out, rest)
+			}
+		}
+	}
+	if u, err := url.Parse(s.URL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			out = append(out, pw)
+		}
+	}
+	return out
 }
 
 // inheritedEnv are the variables a backend command gets from the gateway
@@ -261,7 +336,7 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 	s := &ServerConfig{Name: name, Line: kn.Line}
 	what := "server " + name
 	var envNode, headersNode *yaml.Node
-	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required", "timeout"}, func(k string, _, v *yaml.Node) error {
+	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required", "timeout", "scopes", "tool_scopes", "rate_limit"}, func(k string, kn, v *yaml.Node) error {
 		switch k {
 		case "command":
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
@@ -308,6 +383,55 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 			s.Timeout = d
 		case "required":
 			return p.scalar(v, what+": required", "!!bool", &s.Required)
+		case "scopes":
+			if s.ScopesLine == 0 {
+				s.ScopesLine = kn.Line
+			}
+			list, err := p.scopes(v, what+": scopes")
+			s.Scopes = list
+			return err
+		case "tool_scopes":
+			if s.ScopesLine == 0 {
+				s.ScopesLine = kn.Line
+			}
+			s.ToolScopes = map[string][]string{}
+			return p.members(v, what+": tool_scopes", nil, func(tool string, _, v *yaml.Node) error {
+				list, err := p.scopes(v, what+": tool_scopes: "+tool)
+				s.ToolScopes[tool] = list
+				return err
+			})
+		case "rate_limit":
+			rl := &RateLimit{}
+			var rateNode *yaml.Node
+			err := p.members(v, what+": rate_limit", []string{"rate", "burst"}, func(k string, _, v *yaml.Node) error {
+				if k == "burst" {
+					if err := p.scalar(v, what+": rate_limit: burst", "!!int", &rl.Burst); err != nil {
+						return err
+					}
+					if rl.Burst <= 0 || rl.Burst > MaxRate {
+						return p.errf(v, "%s: rate_limit: burst %d: want 1 to %d", what, rl.Burst, MaxRate)
+					}
+					return nil
+				}
+				rateNode = v
+				var text string
+				if err := p.scalar(v, what+": rate_limit: rate", "!!str", &text); err != nil {
+					return err
+				}
+				r, err := ParseRate(text)
+				if err != nil {
+					return p.errf(v, "%s: rate_limit: %v", what, err)
+				}
+				rl.Count, rl.Per = r.Count, r.Per
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if rateNode == nil {
+				return p.errf(v, "%s: rate_limit: want rate (such as 10/s), and burst if not the rate's count", what)
+			}
+			s.RateLimit = rl
 		case "inherit_env":
 			return p.scalar(v, what+": inherit_env", "!!bool", &s.InheritEnv)
 		case "prefix":
@@ -355,6 +479,23 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 	return s, nil
 }
 
+// scopes decodes a list of OAuth scopes: printable ASCII without spaces,
+// quotes or backslashes (RFC 6749's scope-token).
+func (p *parser) scopes(n *yaml.Node, what string) ([]string, error) {
+	list, err := p.strings(n, what)
+	if err != nil {
+		return nil, err
+	}
+	for i, sc := range list {
+		for _, r := range sc {
+			if r < 0x21 || r > 0x7e || r == '"' || r == '\\' {
+				return nil, p.errf(n.Content[i], "%s: %q is not a scope (printable ASCII without spaces, quotes or backslashes)", what, sc)
+			}
+		}
+	}
+	return list, nil
+}
+
 // strings decodes a list of non-empty strings.
 func (p *parser) strings(n *yaml.Node, what string) ([]string, error) {
 	if n.Kind != yaml.SequenceNode {
@@ -379,8 +520,11 @@ func (p *parser) strings(n *yaml.Node, what string) ([]string, error) {
 func (p *parser) scalar(n *yaml.Node, what, tag string, v any) error {
 	if n.Kind != yaml.ScalarNode || (tag != "" && n.ShortTag() != tag) || (tag == "" && n.ShortTag() != "!!str" && n.ShortTag() != "!!int" && n.ShortTag() != "!!float") {
 		want := "a string"
-		if tag == "!!bool" {
+		switch tag {
+		case "!!bool":
 			want = "true or false"
+		case "!!int":
+			want = "a whole number"
 		}
 		return p.errf(n, "%s: want %s", what, want)
 	}

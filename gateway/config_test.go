@@ -27,6 +27,10 @@ func TestParse(t *testing.T) {
     url: http://127.0.0.1:9000/mcp
     headers: {Authorization: "Bearer ${FILES_TOKEN}"}
     prefix: false
+    scopes: [files:read]
+    tool_scopes:
+      write: [files:write, audit]
+    rate_limit: {rate: 10/s, burst: 20}
 resources:
   prefer: files
 `
@@ -38,7 +42,9 @@ resources:
 		Servers: []gateway.ServerConfig{
 			{Name: "everything", Command: []string{"npx", "-y", "@modelcontextprotocol/server-everything"},
 				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Required: true, Timeout: 30 * time.Second, Line: 2},
-			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 8},
+			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 8,
+				Scopes: []string{"files:read"}, ToolScopes: map[string][]string{"write": {"files:write", "audit"}}, ScopesLine: 12,
+				RateLimit: &gateway.RateLimit{Count: 10, Per: time.Second, Burst: 20}},
 		},
 		Prefer: "files",
 	}
@@ -76,6 +82,19 @@ func TestParseErrors(t *testing.T) {
 		{"tools empty name", "servers:\n  a:\n    command: [x]\n    tools:\n      deny:\n        - ''\n", "gw.yaml:6: server a: tools: deny: an empty name"},
 		{"bad timeout", "servers:\n  a:\n    command: [x]\n    timeout: soon\n", "gw.yaml:4: server a: timeout \"soon\": want a positive duration"},
 		{"negative timeout", "servers:\n  a:\n    command: [x]\n    timeout: -1s\n", "gw.yaml:4: server a: timeout \"-1s\""},
+		{"scopes not a list", "servers:\n  a:\n    command: [x]\n    scopes: files:read\n", "gw.yaml:4: server a: scopes: want a list of names"},
+		{"scope with a space", "servers:\n  a:\n    command: [x]\n    scopes: [ok, 'files read']\n", "gw.yaml:4: server a: scopes: \"files read\" is not a scope"},
+		{"scope with a quote", "servers:\n  a:\n    command: [x]\n    tool_scopes:\n      t: ['a\"b']\n", "gw.yaml:5: server a: tool_scopes: t: \"a\\\"b\" is not a scope"},
+		{"tool_scopes not a map", "servers:\n  a:\n    command: [x]\n    tool_scopes: [a]\n", "gw.yaml:4: server a: tool_scopes: want a mapping"},
+		{"rate without unit", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: '10'}\n", "gw.yaml:4: server a: rate_limit: rate \"10\": want COUNT/UNIT"},
+		{"rate bad unit", "servers:\n  a:\n    command: [x]\n    rate_limit:\n      rate: 10/d\n", "gw.yaml:5: server a: rate_limit: rate \"10/d\""},
+		{"rate zero", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 0/s}\n", "gw.yaml:4: server a: rate_limit: rate \"0/s\""},
+		{"rate too high", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1000001/s}\n", "gw.yaml:4: server a: rate_limit: rate \"1000001/s\""},
+		{"rate leading zero", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 010/s}\n", "gw.yaml:4: server a: rate_limit: rate \"010/s\""},
+		{"rate missing", "servers:\n  a:\n    command: [x]\n    rate_limit:\n      burst: 5\n", "gw.yaml:5: server a: rate_limit: want rate"},
+		{"burst zero", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1/s, burst: 0}\n", "gw.yaml:4: server a: rate_limit: burst 0: want 1 to 1000000"},
+		{"burst a string", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1/s, burst: many}\n", "gw.yaml:4: server a: rate_limit: burst: want a whole number"},
+		{"rate_limit unknown key", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1/s, per: ip}\n", "gw.yaml:4: server a: rate_limit: unknown key \"per\""},
 		{"env in command not expanded", "servers:\n  a:\n    command: [x]\n    inherit_env: 1\n", "gw.yaml:4: server a: inherit_env: want true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,6 +179,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("servers:\n  a:\n    command: [x]\n    env: {A: '${V}$$'}\n"))
 	f.Add([]byte("servers:\n  b:\n    url: http://h/mcp\n    headers: {H: '${V}'}\n    prefix: false\nresources: {prefer: b}\n"))
 	f.Add([]byte("servers: [1, 2]\n"))
+	f.Add([]byte("servers:\n  a:\n    command: [x]\n    scopes: [s:r]\n    tool_scopes: {t: [s:w]}\n    rate_limit: {rate: 10/s, burst: 20}\n"))
 	f.Add([]byte("servers:\n  a: &x {command: [x]}\n  b: *x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := gateway.Parse("f.yaml", data, lookup(map[string]string{"V": "v"}))

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -50,6 +53,35 @@ type Backend struct {
 	// listed nor called. A call to one that is not let through is
 	// "Unknown tool", as for a name no backend has.
 	AllowTools, DenyTools []string
+	// Scopes are the OAuth scopes a caller's access token must all grant
+	// to see and use anything of the backend. A caller without them does
+	// not see its tools, prompts, resources and templates in the lists
+	// (the lists of a backend with scopes are private), and its
+	// tools/call, prompts/get, resources/read and completion/complete get
+	// HTTP 403 with the step-up challenge of mcp.InsufficientScope, naming
+	// the front's AuthOptions.RequiredScopes and these; the backend is not
+	// asked. ToolScopes adds scopes for single tools, by the backend's own
+	// names. A request without a principal holds no scope, so New refuses
+	// a backend with scopes when Options.Server has no Auth (a stdio or
+	// unauthenticated front).
+	Scopes     []string
+	ToolScopes map[string][]string
+	// RateLimit, when set, bounds the calls (tools/call, prompts/get,
+	// resources/read, completion/complete; not lists) each caller makes to
+	// the backend with a token bucket per caller and per replica: behind
+	// a load balancer, N replicas let a caller through up to N times the
+	// rate. A caller is the principal (issuer and subject); the requests
+	// without a principal share one bucket. Each round of a call that asks
+	// for input (input_required, then the retry) counts. A call past it gets HTTP 429
+	// with Retry-After (mcp.RateLimited) and the JSON-RPC error -32603
+	// "Rate limit exceeded", data {"quota":"rateLimit","backend":NAME,
+	// "limit":"10/s","burst":20}; the backend is not asked. Reload keeps
+	// the buckets of a backend whose name and RateLimit are unchanged.
+	RateLimit *RateLimit
+	// secrets are values a reason the backend is down must not show on
+	// /readyz (its header and env values, its URL's password), set by
+	// Config.Backends.
+	secrets []string
 }
 
 // Backends returns the backends of c in its order; stderr, when not nil,
@@ -63,10 +95,19 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 			w = stderr(s.Name)
 		}
 		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Required: s.Required, Timeout: s.Timeout, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
+			Scopes: s.Scopes, ToolScopes: s.ToolScopes, RateLimit: s.RateLimit, secrets: s.secrets(),
 			Transport: func() client.Transport { return s.Transport(w) }, Fingerprint: s.fingerprint()}
 	}
 	return out
 }
+
+// BackendAttribute is the key of the call attribute (mcp.Annotate) naming
+// the backend a tools/call, prompts/get, resources/read or
+// completion/complete was routed to, whether the backend answered or the
+// gateway did for it (a scope, a rate limit, a backend that is down): the
+// otel interceptor records it on the call's span and metrics, and
+// --log-requests logs it. Lists, merged from every backend, have none.
+const BackendAttribute = "mcp.backend"
 
 // Options configures a Gateway. The zero value is usable.
 type Options struct {
@@ -119,21 +160,26 @@ type router struct {
 	named    map[string]*backend
 	bare     *backend // the backend without a prefix, or nil
 	prefer   string
+	required []string // the front's AuthOptions.RequiredScopes
 	res      resourceIndex
 }
 
 // backend is one backend of a Gateway.
 type backend struct {
-	name     string
-	index    int
-	noPrefix bool
-	required bool
-	timeout  time.Duration
-	allow    map[string]bool // nil: every tool
-	deny     map[string]bool
-	print    string                        // Backend.Fingerprint
-	brp      atomic.Pointer[bridge.Bridge] // nil until it started
-	why      atomic.Pointer[string]        // why it has not started yet
+	name      string
+	index     int
+	noPrefix  bool
+	required  bool
+	timeout   time.Duration
+	allow     map[string]bool // nil: every tool
+	deny      map[string]bool
+	scopes    []string                      // Backend.Scopes
+	toolScope map[string][]string           // Backend.ToolScopes
+	limits    *limiter                      // nil: no rate limit
+	secrets   []string                      // Backend.secrets
+	print     string                        // Backend.Fingerprint
+	brp       atomic.Pointer[bridge.Bridge] // nil until it started
+	why       atomic.Pointer[string]        // why it has not started yet
 
 	// ctx ends when the backend is removed (or restarted) by a Reload, or
 	// the gateway closes: the calls in flight on it end then.
@@ -177,6 +223,13 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 		g.opts.Server.Bus = new(mcp.LocalBus)
 	}
 	g.stop, g.done = make(chan struct{}), make(chan struct{})
+	if g.opts.Server.Auth == nil {
+		for _, b := range backends {
+			if len(b.Scopes) > 0 || len(b.ToolScopes) > 0 {
+				return nil, fmt.Errorf("gateway: backend %q has scopes, but the front server has no Auth: no request would carry a principal with scopes (a stdio front has none); serve the gateway over HTTP with AuthOptions, or drop the scopes", b.Name)
+			}
+		}
+	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	r, _, err := g.build(ctx, backends, g.opts.Prefer, nil)
 	if err != nil {
@@ -189,7 +242,7 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 		so.Info = mcp.Implementation{Name: "mcpkit-gateway", Version: "0.1.0"}
 	}
 	so.Provider = g
-	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(g.ready))
+	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), readiness{g})
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
 	switch iv := g.opts.HealthInterval; {
@@ -225,6 +278,63 @@ func (g *Gateway) ready(ctx context.Context) error {
 	}
 	return errors.New("gateway: every required backend is down: " + strings.Join(why, "; "))
 }
+
+// readiness is the gateway's mcp.ReadyDescriber: Gateway.ready, and one
+// line per backend on /readyz.
+type readiness struct{ g *Gateway }
+
+func (r readiness) Ready(ctx context.Context) error { return r.g.ready(ctx) }
+
+// DescribeReady returns one line per backend, in configuration order:
+// "backend NAME: up" or "backend NAME: down: WHY", with " (required)"
+// after the name of a required one. WHY is the bridge's reason, cut to
+// maxWhyBytes, with the backend's header and env values and URL password
+// replaced by "[redacted]".
+func (r readiness) DescribeReady(ctx context.Context) []string {
+	bs := r.g.cur.Load().backends
+	out := make([]string, 0, len(bs))
+	for _, b := range bs {
+		line := "backend " + b.name
+		if b.required {
+			line += " (required)"
+		}
+		if why := b.downReason(ctx); why != "" {
+			out = append(out, line+": down: "+why)
+		} else {
+			out = append(out, line+": up")
+		}
+	}
+	return out
+}
+
+// maxWhyBytes bounds the reason a backend is down on /readyz.
+const maxWhyBytes = 300
+
+// downReason is why backend b is down, safe for /readyz; "" when it is up.
+func (b *backend) downReason(ctx context.Context) string {
+	var why string
+	if br := b.bridge(); br == nil {
+		why = "not started"
+		if w := b.why.Load(); w != nil {
+			why += ": " + *w
+		}
+	} else if err := br.Server().Ready(ctx); err != nil {
+		why = err.Error()
+	} else {
+		return ""
+	}
+	for _, s := range b.secrets {
+		if len(s) >= minSecretLen {
+			why = strings.ReplaceAll(why, s, "[redacted]")
+		}
+	}
+	return clip.String(why, maxWhyBytes)
+}
+
+// minSecretLen is the length from which a header or env value is
+// redacted from a reason: shorter ones ("info", "1") are not secrets, and
+// replacing them would garble the reason.
+const minSecretLen = 6
 
 // watch tells listeners when a backend goes down or comes back, until
 // Close: its tools leave or rejoin the lists.
@@ -276,6 +386,9 @@ func (g *Gateway) watch(every time.Duration) {
 // nothing is left to close then.
 func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, old *router) (*router, map[*bridge.Bridge]bool, error) {
 	r := &router{log: g.log, named: map[string]*backend{}, prefer: prefer}
+	if a := g.opts.Server.Auth; a != nil {
+		r.required = a.RequiredScopes
+	}
 	if len(backends) == 0 {
 		return nil, nil, errors.New("gateway: no backends")
 	}
@@ -289,8 +402,20 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 			return nil, nil, fmt.Errorf("gateway: backend %q has no Transport", b.Name)
 		case b.NoPrefix && r.bare != nil:
 			return nil, nil, fmt.Errorf("gateway: backends %q and %q both have NoPrefix; at most one may", r.bare.name, b.Name)
+		case g.opts.Server.Auth == nil && (len(b.Scopes) > 0 || len(b.ToolScopes) > 0):
+			return nil, nil, fmt.Errorf("gateway: backend %q has scopes, but the front server has no Auth", b.Name)
+		case b.RateLimit != nil && (b.RateLimit.Count <= 0 || b.RateLimit.Per <= 0 || b.RateLimit.Burst < 0):
+			return nil, nil, fmt.Errorf("gateway: backend %q: RateLimit %+v: want a positive Count and Per", b.Name, *b.RateLimit)
 		}
-		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, required: b.Required, timeout: b.Timeout, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint}
+		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, required: b.Required, timeout: b.Timeout, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint,
+			scopes: b.Scopes, toolScope: b.ToolScopes, secrets: b.secrets}
+		if b.RateLimit != nil {
+			if o := old.lookup(b.Name); o != nil && o.limits != nil && o.limits.limit == newLimiter(*b.RateLimit).limit {
+				be.limits = o.limits // unchanged: the callers keep their buckets
+			} else {
+				be.limits = newLimiter(*b.RateLimit)
+			}
+		}
 		r.named[b.Name] = be
 		r.backends = append(r.backends, be)
 		if b.NoPrefix {
@@ -337,6 +462,14 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 		go g.retry(r.backends[i], backends[i])
 	}
 	return r, reused, nil
+}
+
+// lookup returns the backend named name of r, or nil (also for a nil r).
+func (r *router) lookup(name string) *backend {
+	if r == nil {
+		return nil
+	}
+	return r.named[name]
 }
 
 // bridgeOptions are the bridge options of backend b.
@@ -602,11 +735,35 @@ func (b *backend) down(ctx context.Context) error {
 // forward sends req to backend b with params p, and names b in its
 // internal errors. A backend that is down is not asked: the error names it.
 func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
-	if err := b.down(ctx); err != nil {
+	var tool string
+	json.Unmarshal(p["name"], &tool)
+	if err := g.admitCall(ctx, req, b, tool); err != nil {
 		return nil, err
 	}
 	raw, err := json.Marshal(p)
 	if err != nil {
+		return nil, err
+	}
+	return g.forwardRaw(ctx, b, req, raw)
+}
+
+// admitCall names backend b in the attributes of a call routed to it
+// (tools/call, prompts/get, resources/read, completion/complete) and
+// applies b's policy to it: scopes and rate limit (admit). tool is the
+// backend's name of the tool or prompt, "" for the other methods.
+func (g *router) admitCall(ctx context.Context, req *mcp.MethodRequest, b *backend, tool string) error {
+	switch req.Method {
+	case "tools/call", "prompts/get", "resources/read", "completion/complete":
+		mcp.Annotate(ctx, BackendAttribute, b.name)
+		return g.admit(req, b, tool)
+	}
+	return nil
+}
+
+// forwardRaw is forward with the params already encoded; the caller has
+// applied admitCall.
+func (g *router) forwardRaw(ctx context.Context, b *backend, req *mcp.MethodRequest, raw []byte) (*mcp.ProvidedResult, error) {
+	if err := b.down(ctx); err != nil {
 		return nil, err
 	}
 	req.Params = raw
@@ -668,13 +825,9 @@ func (g *router) route(name string) (*backend, string, bool) {
 
 // callNamed routes tools/call and prompts/get by their name.
 func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
-	p, err := params(req)
+	name, rename, err := nameParam(req.Params)
 	if err != nil {
 		return nil, err
-	}
-	var name string
-	if err := json.Unmarshal(p["name"], &name); err != nil || name == "" {
-		return nil, mcp.InvalidParams("Invalid params: name must be a non-empty string")
 	}
 	b, inner, ok := g.route(name)
 	if ok && (len(name) > MaxNameLen || !nameChars.MatchString(name)) {
@@ -684,6 +837,10 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 		ok = false
 	}
 	if ok && b.bridge() == nil {
+		mcp.Annotate(ctx, BackendAttribute, b.name)
+		if err := g.checkScopes(req, b, inner); err != nil {
+			return nil, err // a caller without the scopes learns nothing more
+		}
 		return nil, b.down(ctx) // not started yet: it cannot say what it has
 	}
 	if !ok || !b.has(req.Method) {
@@ -692,6 +849,62 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 		}
 		return nil, mcp.InvalidParams("Unknown prompt: " + name)
 	}
-	p["name"], _ = json.Marshal(inner)
-	return g.forward(ctx, b, req, p)
+	if err := g.admitCall(ctx, req, b, inner); err != nil {
+		return nil, err
+	}
+	return g.forwardRaw(ctx, b, req, rename(inner))
+}
+
+// nameParam reads the "name" member of the params of a tools/call or
+// prompts/get (an object) without decoding the rest, and returns it with a
+// function that returns a copy of params whose name is another: the rest
+// of the params (arguments, _meta) goes to the backend byte for byte, not
+// decoded and encoded again. params is valid JSON (the front decoded the
+// request). Params with a key that repeats, or with an escaped key, are
+// decoded and encoded again instead (the last of each key wins, as in
+// encoding/json), so that a backend that reads the first of repeated keys
+// sees the name the gateway routed and checked, never another.
+func nameParam(params []byte) (string, func(string) []byte, error) {
+	it, ok := jsonscan.Object(params)
+	if !ok && len(bytes.TrimSpace(params)) > 0 && !bytes.Equal(bytes.TrimSpace(params), []byte("null")) {
+		return "", nil, mcp.InvalidParams("Invalid params: params must be an object")
+	}
+	var m jsonscan.Member
+	var span []byte
+	var keysBuf [8][]byte // params have a few keys: no allocation
+	keys := keysBuf[:0]
+	repeated := false
+	for ok && it.Next(&m) {
+		repeated = repeated || m.Escaped // an escaped key may spell another: compare decoded
+		for _, k := range keys {
+			repeated = repeated || bytes.Equal(k, m.Key)
+		}
+		keys = append(keys, m.Key)
+		if m.KeyIs("name") {
+			span = m.Value
+		}
+	}
+	name, isString := jsonscan.String(span)
+	if !isString || name == "" {
+		return "", nil, mcp.InvalidParams("Invalid params: name must be a non-empty string")
+	}
+	if repeated {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(params, &p); err != nil {
+			return "", nil, mcp.InvalidParams("Invalid params: params must be an object")
+		}
+		return name, func(to string) []byte {
+			p["name"], _ = json.Marshal(to)
+			out, _ := json.Marshal(p)
+			return out
+		}, nil
+	}
+	off := cap(params) - cap(span) // span is a slice of params
+	return name, func(to string) []byte {
+		enc, _ := json.Marshal(to)
+		out := make([]byte, 0, len(params)-len(span)+len(enc))
+		out = append(out, params[:off]...)
+		out = append(out, enc...)
+		return append(out, params[off+len(span):]...)
+	}, nil
 }

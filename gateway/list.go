@@ -63,11 +63,22 @@ func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string
 			return nil, mcp.InvalidParams("Invalid params: the cursor is from another gateway configuration; list again without a cursor")
 		}
 	}
+	var caller *mcp.Principal
+	if req.Info != nil {
+		caller = req.Info.Principal
+	}
 	items := []json.RawMessage{}
 	var hint *mcp.CacheHint
 	var next *cursor
 	for i := pos.Backend; i < len(g.backends) && next == nil && len(items) < MinPageItems; i++ {
 		b := g.backends[i]
+		if b.scoped() {
+			// What the list holds depends on the caller's scopes.
+			hint = mergeHint(hint, &mcp.CacheHint{Scope: mcp.CachePrivate})
+			if !hasScopes(caller, b.scopes) {
+				continue // hidden from this caller, as if it had nothing
+			}
+		}
 		if !b.has(req.Method) || b.down(ctx) != nil {
 			continue // a backend that is down: its items leave the list meanwhile
 		}
@@ -86,7 +97,7 @@ func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string
 		var page map[string]json.RawMessage
 		var got []json.RawMessage
 		if err = json.Unmarshal(res.Body, &page); err == nil {
-			got, err = g.rename(b, member, k, page[member])
+			got, err = g.renameFor(b, member, k, page[member], caller, true)
 		}
 		if err != nil {
 			g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", req.Method, "err", err)
@@ -160,6 +171,12 @@ func (g *router) more(i int, method string) bool {
 // out and logged), resources and templates as they are, recorded for
 // routing.
 func (g *router) rename(b *backend, member string, k kind, raw json.RawMessage) ([]json.RawMessage, error) {
+	return g.renameFor(b, member, k, raw, nil, false)
+}
+
+// renameFor is rename for a caller: when scoped, the tools whose
+// ToolScopes caller lacks are left out too.
+func (g *router) renameFor(b *backend, member string, k kind, raw json.RawMessage, caller *mcp.Principal, scoped bool) ([]json.RawMessage, error) {
 	var items []map[string]json.RawMessage
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &items); err != nil {
@@ -177,6 +194,9 @@ func (g *router) rename(b *backend, member string, k kind, raw json.RawMessage) 
 			}
 			if k == kindTool && !b.toolAllowed(name) {
 				continue // the policy: not logged, it is no fault
+			}
+			if k == kindTool && scoped && len(b.toolScope[name]) > 0 && !hasScopes(caller, b.toolScope[name]) {
+				continue // the caller lacks the tool's own scopes
 			}
 			full, err := g.publicName(b, name)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -332,7 +333,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodHead:
 	case http.MethodOptions:
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Mcp-Protocol-Version")
+		h.Set("Access-Control-Allow-Headers", protocol.HeaderProtocolVersion)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	default:
@@ -376,10 +377,31 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, msg *jsonr
 	}
 	authz := r.Header["Authorization"]
 	delete(r.Header, "Authorization")
+	sealed, sealedMalformed := takeSealedPrincipal(r)
 	if msg.Method == "server/discover" && !a.opts.DiscoverRequiresAuth {
 		return nil, true
 	}
 	token, malformed := bearerToken(authz)
+	if token == "" && len(authz) == 0 && (sealed != "" || sealedMalformed) {
+		// Another replica forwards a request on its caller's behalf
+		// (MethodRequest.SealPrincipal).
+		var p *Principal
+		err := errSealedPrincipal
+		if !sealedMalformed {
+			p, err = s.openPrincipal(sealed, msg.Method, msg.Params)
+		}
+		if err != nil {
+			s.log.Debug("mcp: sealed principal rejected", "method", logField(msg.Method), "remote", logField(r.RemoteAddr), "err", err)
+			s.denyAuth(w, msg.ID, http.StatusUnauthorized, "invalid_token", "Unauthorized: the forwarded request's sealed principal is invalid or expired")
+			return nil, false
+		}
+		p.includes = a.opts.ScopeIncludes
+		if !p.hasScopes(a.required) {
+			s.denyScope(w, msg.ID, a.required)
+			return nil, false
+		}
+		return p, true
+	}
 	if token == "" {
 		if malformed {
 			s.denyAuth(w, msg.ID, http.StatusBadRequest, "invalid_request", "Bad Request: malformed Authorization header; send exactly one \"Authorization: Bearer TOKEN\" header")
@@ -507,32 +529,44 @@ func quotedSafe(sc string) string {
 	}, sc)
 }
 
-// challengeFor gives the HTTP transport the WWW-Authenticate header of an
-// insufficient-scope error that a method handler returned, in either era
-// (a legacy session's request answered with JSON, too, so that legacy
-// clients can step up). It does nothing on other transports, for other
-// errors, and once an SSE stream has begun.
+// challengeFor gives the HTTP transport the headers of an error that a
+// method handler returned, in either era (a legacy session's request
+// answered with JSON, too, so that legacy clients can step up or back
+// off): the WWW-Authenticate challenge of an insufficient-scope error, and
+// the Retry-After of a RateLimited one. It does nothing on other
+// transports, for other errors, and once an SSE stream has begun.
 func (s *Server) challengeFor(n Notifier, e *Error) {
 	var se *scopeError
-	if !errors.As(e, &se) {
+	scoped := errors.As(e, &se)
+	if !scoped && e.retryAfter <= 0 {
 		return
 	}
 	if w, ok := n.(*sessionWrapper); ok {
 		n = w.n
 	}
-	switch h := n.(type) {
+	var h http.Header
+	switch sink := n.(type) {
 	case *httpSink:
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if !h.sse {
-			h.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		if !sink.sse {
+			h = sink.w.Header()
 		}
 	case *sseStream:
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if c := h.conn; c != nil && !c.sse {
-			c.w.Header().Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		if c := sink.conn; c != nil && !c.sse {
+			h = c.w.Header()
 		}
+	}
+	if h == nil {
+		return
+	}
+	if scoped {
+		h.Set("WWW-Authenticate", s.scopeChallenge(se.scopes))
+	}
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", retryAfterSeconds(e.retryAfter))
 	}
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -60,6 +61,13 @@ type Change struct {
 	// TaskID names the task of a TaskChanged change; it is empty for the
 	// other kinds.
 	TaskID string
+	// Scope, when not empty, is the ID (Principal.ID) of the one caller
+	// the change is for: only that principal's subscriptions/listen
+	// streams and legacy sessions are told; streams and sessions of other
+	// principals, or without one, never see it. Empty: the change is for
+	// every listener. A bridge that runs a backend per principal scopes
+	// what each backend reports.
+	Scope string
 }
 
 // arg returns the argument of c's kind (the URI or the task id), and
@@ -76,31 +84,51 @@ func (c Change) arg() (string, bool) {
 
 // MarshalText encodes c as the method of its notification, followed by a
 // space and the URI for ResourceUpdated or the task id for TaskChanged:
-// "notifications/resources/updated file:///a.txt". Bus implementations that
-// carry Changes between processes can use it as their wire format.
+// "notifications/resources/updated file:///a.txt". A scoped change starts
+// with "@", its Scope as a Go-quoted string and a space:
+// `@"https://issuer alice" notifications/tools/list_changed` (a decoder
+// that predates scopes rejects it, so an older replica drops a scoped
+// change rather than tell everyone). Bus implementations that carry
+// Changes between processes can use it as their wire format.
 func (c Change) MarshalText() ([]byte, error) {
 	m := c.Kind.String()
 	if m == "" {
 		return nil, errors.New("mcp: Change with unknown kind")
 	}
 	arg, has := c.arg()
+	if has && arg == "" {
+		return nil, errors.New("mcp: " + m + " change without its URI or task id")
+	}
+	if c.Scope != "" {
+		m = "@" + strconv.Quote(c.Scope) + " " + m
+	}
 	if !has {
 		return []byte(m), nil
-	}
-	if arg == "" {
-		return nil, errors.New("mcp: " + m + " change without its URI or task id")
 	}
 	return []byte(m + " " + arg), nil
 }
 
 // UnmarshalText decodes the form written by MarshalText.
 func (c *Change) UnmarshalText(b []byte) error {
-	m, arg, _ := strings.Cut(string(b), " ")
+	text := string(b)
+	var scope string
+	if strings.HasPrefix(text, "@") {
+		q, err := strconv.QuotedPrefix(text[1:])
+		if err == nil {
+			scope, err = strconv.Unquote(q)
+		}
+		rest, ok := strings.CutPrefix(text[1+len(q):], " ")
+		if err != nil || !ok || scope == "" || strconv.Quote(scope) != q {
+			return errors.New("mcp: malformed Change " + strconvQuote(text))
+		}
+		text = rest
+	}
+	m, arg, _ := strings.Cut(text, " ")
 	for k := ToolsListChanged; k <= TaskChanged; k++ {
 		if m != k.String() {
 			continue
 		}
-		d := Change{Kind: k}
+		d := Change{Kind: k, Scope: scope}
 		switch k {
 		case ResourceUpdated:
 			d.URI = arg

@@ -22,6 +22,14 @@ func TestChangeText(t *testing.T) {
 		{"notifications/tools/list_changed x", mcp.Change{}, false}, // a URI where none belongs
 		{"notifications/progress", mcp.Change{}, false},             // not a change
 		{"", mcp.Change{}, false},
+		{`@"iss alice" notifications/tools/list_changed`, mcp.Change{Kind: mcp.ToolsListChanged, Scope: "iss alice"}, true},
+		{`@"iss \"b\"" notifications/resources/updated file:///a`, mcp.Change{Kind: mcp.ResourceUpdated, URI: "file:///a", Scope: `iss "b"`}, true},
+		{`@"" notifications/tools/list_changed`, mcp.Change{}, false},      // an empty scope is written without @
+		{`@"a"notifications/tools/list_changed`, mcp.Change{}, false},      // no space
+		{`@"\x61" notifications/tools/list_changed`, mcp.Change{}, false},  // not the canonical quoting
+		{`@"a notifications/tools/list_changed`, mcp.Change{}, false},      // unterminated
+		{`@"a" "b" notifications/tools/list_changed`, mcp.Change{}, false}, // two scopes
+		{`@"a" notifications/resources/updated`, mcp.Change{}, false},      // no URI
 	}
 	for _, tt := range tests {
 		var c mcp.Change
@@ -53,6 +61,7 @@ func TestChangeText(t *testing.T) {
 func FuzzChangeText(f *testing.F) {
 	f.Add([]byte("notifications/resources/updated file:///x"))
 	f.Add([]byte("notifications/tools/list_changed"))
+	f.Add([]byte(`@"iss alice" notifications/resources/updated file:///x`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var c mcp.Change
 		if c.UnmarshalText(b) != nil {

@@ -55,7 +55,7 @@ func (s *Server) appendModernResultObject(dst []byte, resultType string, hint []
 		dst = append(dst, inner...)
 	}
 	dst = append(dst, `,"_meta":{`...)
-	dst = append(dst, s.serverInfo...)
+	dst = append(dst, s.identity.Load().meta...)
 	if inner := objectInner(userMeta); len(inner) > 0 {
 		dst = append(dst, ',')
 		dst = append(dst, inner...)

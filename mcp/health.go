@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/clip"
 )
 
 // ReadyChecker is implemented by a Bus, SessionStore or TaskStore that can
@@ -15,6 +18,27 @@ import (
 type ReadyChecker interface {
 	Ready(ctx context.Context) error
 }
+
+// ReadyDescriber is a ReadyChecker of ServerOptions.ReadyChecks that also
+// describes, for the operator, the parts it checks: a gateway's backends,
+// each up or down and why. ReadinessHandler writes the lines DescribeReady
+// returns after its own first line ("ready" or "not ready"), whether the
+// server is ready or not, except from Shutdown on. The lines go to
+// whoever can reach /readyz, so they must not carry secrets (a header
+// value, a token, a password in a URL); ReadinessHandler writes at most
+// MaxReadyLines of them, each cut to MaxReadyLineBytes with its control
+// characters replaced. DescribeReady is called concurrently and should
+// return promptly, within ctx.
+type ReadyDescriber interface {
+	ReadyChecker
+	DescribeReady(ctx context.Context) []string
+}
+
+// The bounds of the lines of a ReadyDescriber on /readyz.
+const (
+	MaxReadyLines     = 256
+	MaxReadyLineBytes = 512
+)
 
 // ErrShuttingDown is the reason Server.Ready gives once Shutdown has been
 // called.
@@ -64,7 +88,8 @@ func (s *Server) LivenessHandler() http.Handler {
 // down" from Shutdown on. The backend's reason (which may name its
 // address) is not sent to whoever asks: it goes to ServerOptions.Logger,
 // at warning level, when it differs from the last one logged, and the
-// recovery is logged once too.
+// recovery is logged once too. The lines of the ReadyChecks that are
+// ReadyDescribers follow "ready" and "not ready", one per line.
 func (s *Server) ReadinessHandler() http.Handler {
 	var last atomic.Pointer[string] // the reason last logged; nil when ready
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -78,7 +103,7 @@ func (s *Server) ReadinessHandler() http.Handler {
 			if last.Swap(nil) != nil {
 				s.log.Info("mcp: ready again")
 			}
-			w.Write([]byte("ready\n"))
+			w.Write(s.describeReady(ctx, []byte("ready\n")))
 		case errors.Is(err, ErrShuttingDown):
 			w.WriteHeader(http.StatusServiceUnavailable)
 			w.Write([]byte("not ready: " + ErrShuttingDown.Error() + "\n"))
@@ -88,9 +113,35 @@ func (s *Server) ReadinessHandler() http.Handler {
 				s.log.Warn("mcp: not ready", "err", reason)
 			}
 			w.WriteHeader(http.StatusServiceUnavailable)
-			w.Write([]byte("not ready\n"))
+			w.Write(s.describeReady(ctx, []byte("not ready\n")))
 		}
 	})
+}
+
+// describeReady appends the lines of the ReadyDescribers among
+// ServerOptions.ReadyChecks to b, bounded as ReadyDescriber says.
+func (s *Server) describeReady(ctx context.Context, b []byte) []byte {
+	n := 0
+	for _, rc := range s.opts.ReadyChecks {
+		d, ok := rc.(ReadyDescriber)
+		if !ok {
+			continue
+		}
+		for _, line := range d.DescribeReady(ctx) {
+			if n == MaxReadyLines {
+				return append(b, "…\n"...)
+			}
+			n++
+			b = append(b, strings.Map(func(r rune) rune {
+				if r < 0x20 || r == 0x7f {
+					return ' '
+				}
+				return r
+			}, clip.String(line, MaxReadyLineBytes))...)
+			b = append(b, '\n')
+		}
+	}
+	return b
 }
 
 // mountHealth adds /healthz and /readyz to mux (NewHTTPServer).

@@ -73,3 +73,38 @@ func TestHealthEndpoints(t *testing.T) {
 		t.Errorf("Ready after Shutdown: %v", err)
 	}
 }
+
+// describer is a ReadyDescriber whose readiness and lines the test sets.
+type describer struct {
+	err   error
+	lines []string
+}
+
+func (d *describer) Ready(context.Context) error            { return d.err }
+func (d *describer) DescribeReady(context.Context) []string { return d.lines }
+
+// TestReadyDescriber checks that /readyz adds the lines of a
+// ReadyDescriber, ready or not, bounded and on one line each.
+func TestReadyDescriber(t *testing.T) {
+	d := &describer{lines: []string{"backend a: up", "backend b: down: bad\nline\x1b[31m" + strings.Repeat("é", MaxReadyLineBytes)}}
+	s := NewServer(&ServerOptions{ReadyChecks: []ReadyChecker{ReadyFunc(func(context.Context) error { return nil }), d}, Logger: slog.New(slog.DiscardHandler)})
+	get := func() (int, string) {
+		w := httptest.NewRecorder()
+		s.ReadinessHandler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		return w.Code, w.Body.String()
+	}
+	status, body := get()
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if status != 200 || len(lines) != 3 || lines[0] != "ready" || lines[1] != "backend a: up" ||
+		!strings.HasPrefix(lines[2], "backend b: down: bad line [31mé") || len(lines[2]) > MaxReadyLineBytes {
+		t.Errorf("ready: %d %q", status, body)
+	}
+	d.err = errors.New("every required backend is down")
+	if status, body := get(); status != 503 || !strings.HasPrefix(body, "not ready\nbackend a: up\n") {
+		t.Errorf("not ready: %d %q", status, body)
+	}
+	d.lines = make([]string, MaxReadyLines+5)
+	if _, body := get(); strings.Count(body, "\n") != 1+MaxReadyLines+1 || !strings.HasSuffix(body, "\n…\n") {
+		t.Errorf("past MaxReadyLines: %d lines, want %d and an ellipsis", strings.Count(body, "\n"), MaxReadyLines+2)
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"net/netip"
 	"runtime/debug"
 	"strconv"
+	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -19,6 +21,14 @@ import (
 // runs with (a tracing span, a deadline), or answer without calling next
 // (a rate limit, an authorization rule) by returning an Outcome with Err
 // set. It must call next at most once, on the goroutine it was called on.
+//
+// An interceptor that calls next and then returns an Outcome with Err set
+// refuses a call whose handler already ran: what the client was not told
+// does not stay behind. A tools/call that became a task has its task
+// cancelled (the client never learns its id), and a legacy session's
+// logging/setLevel, resources/subscribe and resources/unsubscribe change
+// the session only once the interceptors' outcome is a success. Other
+// effects of a handler (what a tool did) are the handler's own.
 //
 // Interceptors run in the order of ServerOptions.Interceptors, the first
 // outermost. A panic in an interceptor is recovered and answered as an
@@ -50,15 +60,16 @@ type Transport string
 // The transports. A custom transport calling Handle may name itself in
 // Incoming.Transport.
 const (
-	// TransportStdio is newline-delimited JSON-RPC over a process's stdin
-	// and stdout (either era).
-	TransportStdio Transport = "stdio"
-	// TransportStreamableHTTP is Streamable HTTP (either era).
-	TransportStreamableHTTP Transport = "streamable-http"
-	// TransportSSE is the HTTP+SSE transport of revision 2024-11-05,
-	// deprecated since: a client may fall back to it for an old server;
-	// the server does not serve it.
-	TransportSSE Transport = "http+sse"
+	// TransportStdio, "stdio", is newline-delimited JSON-RPC over a
+	// process's stdin and stdout (either era).
+	TransportStdio Transport = protocol.TransportStdio
+	// TransportStreamableHTTP, "streamable-http", is Streamable HTTP
+	// (either era).
+	TransportStreamableHTTP Transport = protocol.TransportStreamableHTTP
+	// TransportSSE, "http+sse", is the HTTP+SSE transport of revision
+	// 2024-11-05, deprecated since: a client may fall back to it for an
+	// old server; the server does not serve it.
+	TransportSSE Transport = protocol.TransportSSE
 )
 
 // Phase says which part of the protocol a call is.
@@ -113,7 +124,6 @@ type Call struct {
 	Transport Transport
 	// Phase says which part of the protocol the call is.
 	Phase Phase
-	ran   bool // next to Phase: the Call of an exchange stays in its size class
 	// SessionID is the legacy session's Mcp-Session-Id on Streamable HTTP;
 	// "" for modern requests and on stdio.
 	SessionID string
@@ -127,10 +137,103 @@ type Call struct {
 	remote string
 	srv    *Server
 	// The innermost handler runs xc.serve (an exchange's method), or else
-	// serve; ran records that it was called.
+	// serve; st records that it was called, and the attributes it set.
 	xc    *exchangeCall
 	serve CallHandler
-	ranp  *bool // &ran of the Call given to the interceptors: copies share it
+	st    *callState // shared by the copies of the Call given to the interceptors
+}
+
+// Attribute is a fact a handler attaches to its call with Annotate, for
+// the server's interceptors.
+type Attribute struct {
+	Key, Value string
+}
+
+// MaxAttributes bounds the attributes of one call: Annotate drops a new
+// key past it.
+const MaxAttributes = 16
+
+// Annotate attaches the attribute key=value to the call that ctx (a
+// handler's or a Provider's) belongs to, for the server's interceptors,
+// which read it with Call.Attributes once next returned: the otel
+// interceptor records each one on the call's span and metrics (key
+// "mcp.backend": the backend a gateway routed the call to), and `mcpkit
+// serve --log-requests` logs them. It is for the server's own facts of
+// few values, never a client's strings: they become metric labels. A key
+// set again keeps the last value; at most MaxAttributes keys are kept. It
+// does nothing outside a call, and on a server without interceptors (but a
+// call's context that reaches an in-process server, over
+// client.MemoryTransport, reaches its handlers too: when that server has
+// no interceptors of its own, its Annotate lands on the outer call). It is
+// safe for concurrent use.
+func Annotate(ctx context.Context, key, value string) {
+	st, _ := ctx.Value(callStateKey{}).(*callState)
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i := range st.attrs {
+		if st.attrs[i].Key == key {
+			st.attrs[i].Value = value
+			return
+		}
+	}
+	if len(st.attrs) < MaxAttributes {
+		st.attrs = append(st.attrs, Attribute{key, value})
+	}
+}
+
+// Attributes returns a copy of the attributes the call's handler attached
+// with Annotate, in the order first set; nil when there are none or next
+// has not run. An interceptor reads them after next returned.
+func (c *Call) Attributes() []Attribute {
+	if c.st == nil {
+		return nil
+	}
+	c.st.mu.Lock()
+	defer c.st.mu.Unlock()
+	if len(c.st.attrs) == 0 {
+		return nil
+	}
+	return append([]Attribute(nil), c.st.attrs...)
+}
+
+// Attribute returns the value of the call's attribute key (see Annotate),
+// or "".
+func (c *Call) Attribute(key string) string {
+	if c.st == nil {
+		return ""
+	}
+	c.st.mu.Lock()
+	defer c.st.mu.Unlock()
+	for _, a := range c.st.attrs {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// callState is what the copies of one intercepted Call share: whether its
+// handler ran, and the attributes the handler attached. It is also the
+// context the handler runs in (the innermost handler's, wrapped), so that
+// Annotate finds it: one allocation per intercepted call.
+type callState struct {
+	context.Context
+	ran   bool
+	mu    sync.Mutex
+	attrs []Attribute
+}
+
+type callStateKey struct{}
+
+// Value implements context.Context.
+func (st *callState) Value(key any) any {
+	if key == (callStateKey{}) {
+		return st
+	}
+	return st.Context.Value(key)
 }
 
 // PeerAddr returns the address of the call's transport peer, as
@@ -239,11 +342,14 @@ type Outcome struct {
 // call's own handler; NewServer builds it once.
 func (s *Server) chain() CallHandler {
 	h := CallHandler(func(ctx context.Context, c *Call) Outcome {
-		*c.ranp = true
+		// Interceptors call next at most once, on their own goroutine.
+		st := c.st
+		st.ran = true
+		st.Context = ctx
 		if c.xc != nil {
-			return c.xc.run(ctx)
+			return c.xc.run(st)
 		}
-		return c.serve(ctx, c)
+		return c.serve(st, c)
 	})
 	for i := len(s.icpt) - 1; i >= 0; i-- {
 		ic, next := s.icpt[i], h
@@ -262,9 +368,9 @@ func (s *Server) intercept(ctx context.Context, c *Call) (o Outcome, ran bool) {
 			e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 			o = Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
 		}
-		ran = c.ran
+		ran = c.st.ran
 	}()
-	c.ranp = &c.ran
+	c.st = &callState{}
 	return s.chained(ctx, c), false
 }
 
@@ -346,13 +452,37 @@ func (s *Server) runIntercepted(ctx context.Context, xc *exchangeCall) ([]byte, 
 	switch {
 	case o.Err != nil && (!ran || o.Err != xc.inner.Err):
 		// An interceptor answered, or replaced the method's answer.
+		if ran && xc.inner.Err == nil && xc.inner.ResultType == resultTask {
+			s.cancelRefusedTask(ctx, xc)
+		}
 		out, status = appendEraError(x.era(), dst[:mark], x.id, o.Err)
+	case ran && o.Err == nil && xc.inner.Err == nil:
+		xc.commitSessionChange(ctx)
 	case !ran:
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
 		e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		out, status = appendEraError(x.era(), dst[:mark], x.id, e)
 	}
 	return out, status
+}
+
+// cancelRefusedTask cancels the task that the call of xc created when an
+// interceptor answered the call with an error after its handler ran: the
+// client never learns the task's id, so the task must not go on running
+// (and counting against its quotas) unseen.
+func (s *Server) cancelRefusedTask(ctx context.Context, xc *exchangeCall) {
+	res, ok := jsonscan.Lookup(xc.out[xc.mark:], "result")
+	if !ok {
+		return
+	}
+	v, _ := jsonscan.Lookup(res, "taskId")
+	id, ok := jsonscan.String(v)
+	if !ok || id == "" {
+		return
+	}
+	if err := s.tasks.cancelTask(context.WithoutCancel(ctx), id, "Cancelled: an interceptor refused the call that created it"); err != nil {
+		s.log.Warn("mcp: cancelling the task of a refused call", "task", id, "err", err)
+	}
 }
 
 // answeredError is the *Error that answers err, as answerError makes it.

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/park"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
@@ -155,6 +156,7 @@ type subscription struct {
 	tasks  map[string]struct{} // honoured taskIds
 	wake   chan struct{}       // capacity 1: pending or end changed
 	client string              // the client whose quota the stream counts against
+	scope  string              // the caller's Principal.ID, "" without one: which scoped changes it gets
 	ended  func()              // ListenOptions.Observe's end function; may be nil
 	abort  func()              // unblocks a transport write in progress; may be nil; guarded by mu once open
 
@@ -177,7 +179,7 @@ const (
 )
 
 func (sub *subscription) wants(c Change) bool {
-	if sub.kinds&(1<<c.Kind) == 0 {
+	if sub.kinds&(1<<c.Kind) == 0 || (c.Scope != "" && c.Scope != sub.scope) {
 		return false
 	}
 	switch c.Kind {
@@ -542,6 +544,9 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 		sub.abort = a.abort
 	}
 	sub.client = x.clientKey()
+	if p := x.info.Principal; p != nil {
+		sub.scope = p.ID()
+	}
 	if err := x.s.quota.take(quotaSubscriptions, sub.client); err != nil {
 		return nil, err
 	}
@@ -564,9 +569,9 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	// The stream keeps the tag, with room for a short change after it;
 	// the acknowledgement is built in a pooled buffer.
 	id := x.id.Raw()
-	tag := make([]byte, 0, len(`{"_meta":{`)+len(metaSubscriptionID)+len(id)+48)
+	tag := make([]byte, 0, len(`{"_meta":{`)+len(protocol.MetaSubscriptionID)+len(id)+48)
 	tag = append(tag, `{"_meta":{`...)
-	tag = appendMember(tag, metaSubscriptionID, id)
+	tag = appendMember(tag, protocol.MetaSubscriptionID, id)
 	tag = append(tag, '}')
 	st.params, st.tag = tag, len(tag)
 	buf := x.s.getBuf()

@@ -86,9 +86,9 @@ func postListen(t testing.TB, url string, id, filter string, hdr ...string) *htt
 
 // openStream sends subscriptions/listen and reads the SSE response in the
 // background. The stream is closed when the test ends.
-func openStream(t testing.TB, url, id, filter string) *stream {
+func openStream(t testing.TB, url, id, filter string, hdr ...string) *stream {
 	t.Helper()
-	resp := postListen(t, url, id, filter)
+	resp := postListen(t, url, id, filter, hdr...)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -684,5 +684,41 @@ func TestListenObserve(t *testing.T) {
 	case <-ended:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the end function did not run within 5s of the stream closing")
+	}
+}
+
+// A scoped change reaches the listen streams of its principal only; an
+// unscoped one reaches everyone.
+func TestListenScopedChange(t *testing.T) {
+	var srv *httptest.Server
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "listen", Version: "1.0.0"}, Auth: &mcp.AuthOptions{
+		Verifier: mcp.TokenVerifierFunc(func(ctx context.Context, token string) (*mcp.Principal, error) {
+			return &mcp.Principal{Issuer: "https://as.example", Subject: token}, nil
+		}),
+		Resource:             "http://127.0.0.1/mcp",
+		AuthorizationServers: []string{"https://as.example"},
+	}})
+	s.Advertise(&mcp.Advertisement{Capabilities: mcp.ServerCapabilities{Resources: &mcp.ResourcesCapability{Subscribe: true}}})
+	srv = serveHTTP(t, s)
+	filter := `{"resourceSubscriptions":["file:///a","file:///b"]}`
+	alice := openStream(t, srv.URL, `1`, filter, "Authorization", "Bearer alice")
+	bob := openStream(t, srv.URL, `2`, filter, "Authorization", "Bearer bob")
+	alice.next(t) // the acknowledgements
+	bob.next(t)
+	updated := func(id, uri string) frame {
+		return decode(t, tagged("notifications/resources/updated", id, `,"uri":"`+uri+`"`))
+	}
+	s.NotifyChange(mcp.Change{Kind: mcp.ResourceUpdated, URI: "file:///a", Scope: "https://as.example alice"})
+	if diff := cmp.Diff(updated(`1`, "file:///a"), alice.next(t)); diff != "" {
+		t.Errorf("alice's scoped change (-want +got):\n%s", diff)
+	}
+	// Changes are handed to every stream in the order published: bob's
+	// first frame is the unscoped change, never alice's.
+	s.NotifyChange(mcp.Change{Kind: mcp.ResourceUpdated, URI: "file:///b"})
+	if diff := cmp.Diff(updated(`2`, "file:///b"), bob.next(t)); diff != "" {
+		t.Errorf("bob's first change (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(updated(`1`, "file:///b"), alice.next(t)); diff != "" {
+		t.Errorf("alice's unscoped change (-want +got):\n%s", diff)
 	}
 }

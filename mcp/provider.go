@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -170,7 +171,7 @@ func splitResult(raw json.RawMessage) (body, meta []byte, err error) {
 	if mv, ok := m["_meta"]; ok {
 		var mm map[string]json.RawMessage
 		if json.Unmarshal(mv, &mm) == nil {
-			delete(mm, metaServerInfo)
+			delete(mm, protocol.MetaServerInfo)
 			if len(mm) > 0 {
 				meta, _ = json.Marshal(mm)
 			}
@@ -279,11 +280,17 @@ type Advertisement struct {
 	Capabilities ServerCapabilities
 	// Instructions, when not empty, replaces ServerOptions.Instructions.
 	Instructions string
+	// Info, when not nil, replaces ServerOptions.Info: the serverInfo of
+	// every later result's _meta (server/discover's included) and of a
+	// legacy initialize. A bridge takes it from its backend, which may
+	// change it when it restarts.
+	Info *Implementation
 }
 
 // Advertise sets what server/discover (and a legacy initialize) declare,
 // in place of what the registrations imply; nil goes back to the
-// registrations. It is for servers whose features come from a Provider.
+// registrations (and ServerOptions.Info). It is for servers whose features
+// come from a Provider.
 // The Advertisement is copied. It is safe for concurrent use, also while
 // serving: later requests see the new declaration.
 func (s *Server) Advertise(a *Advertisement) {
@@ -293,8 +300,14 @@ func (s *Server) Advertise(a *Advertisement) {
 		c.Capabilities.Experimental = maps.Clone(a.Capabilities.Experimental)
 		c.Capabilities.Extensions = maps.Clone(a.Capabilities.Extensions)
 	}
+	info := s.opts.Info
+	if a != nil && a.Info != nil {
+		info = *a.Info
+		c.Info = &info
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.setIdentity(info)
 	s.advert = c
 	s.snap.Store(nil)
 }
@@ -344,6 +357,25 @@ func (s *Server) NotifyListChanged(k ChangeKind) {
 		return
 	}
 	s.bus.Publish(Change{Kind: k})
+}
+
+// NotifyChange publishes c on the Bus: a list change of kind
+// ToolsListChanged, PromptsListChanged or ResourcesListChanged, or a
+// ResourceUpdated change with its URI, for every listener or, with
+// c.Scope, for one principal's listeners only (NotifyListChanged and
+// NotifyResourceUpdated publish unscoped changes). Other changes are
+// ignored: task changes are the server's own. It returns without waiting
+// for delivery and is safe for concurrent use.
+func (s *Server) NotifyChange(c Change) {
+	switch {
+	case c.Kind >= ToolsListChanged && c.Kind <= ResourcesListChanged:
+		c.URI, c.TaskID = "", ""
+	case c.Kind == ResourceUpdated && c.URI != "":
+		c.TaskID = ""
+	default:
+		return
+	}
+	s.bus.Publish(c)
 }
 
 // ReadyFunc adapts a function to the ReadyChecker interface, for

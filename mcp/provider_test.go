@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcptest"
 )
@@ -191,3 +192,41 @@ func TestUnavailable(t *testing.T) {
 }
 
 var _ = client.Connect
+
+// Advertise's Info replaces ServerOptions.Info in server/discover, in
+// every result's _meta and in a legacy initialize, while serving;
+// Advertise(nil) goes back to ServerOptions.Info.
+func TestAdvertiseInfo(t *testing.T) {
+	s := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "configured", Version: "1"}})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "", nil
+	})
+	discovered := func() string {
+		t.Helper()
+		r := mcpwire.Serve(t, s, mcpwire.Request{Method: "server/discover"})
+		var d struct {
+			Result struct {
+				Meta struct {
+					Info mcp.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+				} `json:"_meta"`
+			}
+		}
+		r.Decode(t, &d)
+		return d.Result.Meta.Info.Name + " " + d.Result.Meta.Info.Version
+	}
+	if got := discovered(); got != "configured 1" {
+		t.Errorf("before Advertise: %q", got)
+	}
+	s.Advertise(&mcp.Advertisement{Info: &mcp.Implementation{Name: "backend", Version: "2"}, Capabilities: mcp.ServerCapabilities{Tools: &mcp.ListCapability{}}})
+	if got := discovered(); got != "backend 2" {
+		t.Errorf("after Advertise: %q, want the advertised identity", got)
+	}
+	c := mcptest.NewClient(t, s, mcptest.Legacy())
+	if info := c.Client().ServerInfo(); info.Name != "backend" || info.Version != "2" {
+		t.Errorf("legacy initialize: serverInfo %+v", info)
+	}
+	s.Advertise(nil)
+	if got := discovered(); got != "configured 1" {
+		t.Errorf("after Advertise(nil): %q, want ServerOptions.Info", got)
+	}
+}

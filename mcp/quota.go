@@ -450,6 +450,23 @@ func (q *quotas) isTrusted(a netip.Addr) bool {
 	return false
 }
 
+// RateLimited returns the error of a request past a rate limit, answered
+// as a request past a per-client quota is (QuotaOptions): JSON-RPC -32603
+// with message msg and data (conventionally an object naming the limit,
+// {"quota":"rateLimit",...}), sent on Streamable HTTP with status 429
+// and Retry-After: retryAfter in whole seconds, rounded up, at least 1.
+// On stdio and in a legacy session (whose responses are all 200) only the
+// JSON-RPC error is sent.
+func RateLimited(msg string, data any, retryAfter time.Duration) *Error {
+	return &Error{Code: jsonrpc.CodeInternalError, Message: msg, Data: data, status: http.StatusTooManyRequests, retryAfter: max(retryAfter, time.Second)}
+}
+
+// retryAfterSeconds is d as a Retry-After value: whole seconds, rounded
+// up, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(max(1, int64((d+time.Second-1)/time.Second)), 10)
+}
+
 // setRetryAfter adds Retry-After to a 429 or 503 answer.
 func setRetryAfter(h http.Header, status int) {
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {

@@ -108,7 +108,7 @@ func TestSamplingToolContentDecoding(t *testing.T) {
 func TestServerInfoDescription(t *testing.T) {
 	s := NewServer(&ServerOptions{Info: Implementation{Name: "w", Version: "1", Description: "Forecasts.", WebsiteURL: "https://example.com", Icons: []Icon{{Src: "https://example.com/i.png", MIMEType: "image/png"}}}})
 	want := `{"name":"w","version":"1","description":"Forecasts.","icons":[{"src":"https://example.com/i.png","mimeType":"image/png"}],"websiteUrl":"https://example.com"}`
-	if got := string(s.serverInfo); !strings.HasSuffix(got, want) {
+	if got := string(s.identity.Load().meta); !strings.HasSuffix(got, want) {
 		t.Errorf("serverInfo %s, want it to end with %s", got, want)
 	}
 	b, _ := json.Marshal(s.implementation())

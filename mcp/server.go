@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 // ServerOptions configures a Server. Every field is optional, and the zero
@@ -124,16 +126,16 @@ type ServerOptions struct {
 // request sees one consistent snapshot of the registry. All methods are
 // safe for concurrent use.
 type Server struct {
-	opts       ServerOptions
-	quota      quotas
-	log        *slog.Logger
-	versions   []string   // every served version, newest first: modern, then legacy
-	modern     []string   // the served modern versions (per-request _meta)
-	legacy     *legacyEra // nil with Legacy.Disable; see legacy.go
-	serverInfo []byte     // `"io.modelcontextprotocol/serverInfo":{...}`
-	cacheHint  []byte     // `"ttlMs":N,"cacheScope":"..."`
-	pageSize   int
-	maxBody    int64
+	opts      ServerOptions
+	quota     quotas
+	log       *slog.Logger
+	versions  []string                 // every served version, newest first: modern, then legacy
+	modern    []string                 // the served modern versions (per-request _meta)
+	legacy    *legacyEra               // nil with Legacy.Disable; see legacy.go
+	identity  atomic.Pointer[identity] // the serverInfo in force: ServerOptions.Info, or the Advertisement's
+	cacheHint []byte                   // `"ttlMs":N,"cacheScope":"..."`
+	pageSize  int
+	maxBody   int64
 	// bodyTimeout is HTTP.BodyTimeout in force (Off: none).
 	bodyTimeout time.Duration
 	maxHeader   int
@@ -208,7 +210,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.pageSize = setting("PageSize", o.PageSize, 100)
 	s.maxBody = setting("MaxMessageBytes", o.MaxMessageBytes, 4<<20)
 	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
-	s.modern = []string{LatestVersion}
+	s.modern = slices.Clone(protocol.ModernVersions)
 	s.versions = s.modern
 	if o.Legacy.Only && o.Legacy.Disable {
 		panic("mcp.NewServer: Legacy.Only and Legacy.Disable together leave no era to serve")
@@ -217,8 +219,7 @@ func NewServer(opts *ServerOptions) *Server {
 		s.initLegacy() // legacy.go: adds the legacy versions and the sessions
 	}
 
-	info := s.implementation()
-	s.serverInfo = appendMember(nil, metaServerInfo, mustMarshal(info))
+	s.setIdentity(s.opts.Info)
 
 	o.Cache.TTL = offSetting(o.Cache.TTL, time.Hour)
 	s.cacheHint = s.appendHint(nil, 0, "")
@@ -240,9 +241,22 @@ func NewServer(opts *ServerOptions) *Server {
 	return s
 }
 
-// implementation is the serverInfo that ServerOptions describe.
+// identity is the serverInfo a server declares, and its _meta member.
+type identity struct {
+	info Implementation
+	meta []byte // `"io.modelcontextprotocol/serverInfo":{...}`
+}
+
+// setIdentity makes info the serverInfo of later results.
+func (s *Server) setIdentity(info Implementation) {
+	info.Icons = slices.Clone(info.Icons)
+	s.identity.Store(&identity{info: info, meta: appendMember(nil, protocol.MetaServerInfo, mustMarshal(info))})
+}
+
+// implementation is the serverInfo in force: what ServerOptions describe,
+// or what Server.Advertise set.
 func (s *Server) implementation() Implementation {
-	return s.opts.Info
+	return s.identity.Load().info
 }
 
 // SupportedVersions returns the protocol versions this server serves, newest

@@ -257,6 +257,22 @@ func idString(c *mcp.Call) string {
 	return string(raw)
 }
 
+// notedAttrs returns the attributes the call's handler attached with
+// mcp.Annotate (mcp.backend, for a call a gateway routed), for the span
+// and the metrics: the server's own facts, so of bounded cardinality;
+// their values are cut to maxNameBytes all the same.
+func notedAttrs(c *mcp.Call) []attribute.KeyValue {
+	as := c.Attributes()
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]attribute.KeyValue, len(as))
+	for i, a := range as {
+		out[i] = attribute.String(a.Key, clip.String(a.Value, maxNameBytes))
+	}
+	return out
+}
+
 // outcomeAttrs returns the error attributes of an outcome, and the span
 // status description ("" on success).
 func outcomeAttrs(o mcp.Outcome) ([]attribute.KeyValue, string) {
@@ -294,13 +310,15 @@ func (s *server) intercept(ctx context.Context, c *mcp.Call, next mcp.CallHandle
 		trace.WithAttributes(shared...), trace.WithAttributes(spanOnly...))
 	o := next(ctx, c)
 	errAttrs, desc := outcomeAttrs(o)
+	noted := notedAttrs(c)
+	span.SetAttributes(noted...)
 	if desc != "" {
 		span.SetAttributes(errAttrs...)
 		span.SetStatus(codes.Error, desc)
 	}
 	span.End()
 	if c.Phase == mcp.PhaseRequest {
-		attrs := append(append(shared[1:len(shared):len(shared)], metricOnly...), errAttrs...)
+		attrs := append(append(append(shared[1:len(shared):len(shared)], metricOnly...), errAttrs...), noted...)
 		s.op.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(c.Method), attrs...)
 	}
 	if c.Method == "initialize" && o.Err == nil {

@@ -44,6 +44,7 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 	backendEra := fs.String("backend-era", "auto", "the backend's era: auto (find out), modern or legacy (initialize even if it answers server/discover)")
 	advertise := fs.String("advertise-url", "", "this replica's MCP `URL` as the other replicas reach it: a retry that lands on another replica is forwarded here")
 	extensions := fs.String("extensions", "", "comma-separated client `EXTENSIONS` that reach the backend and key its sessions")
+	isolate := fs.String("isolate", "none", "which callers share a backend: none (callers with the same capabilities) or principal (a backend per authenticated\ncaller, whose list changes and resource updates reach that caller only; needs --auth-issuer)")
 	var headers headerFlags
 	fs.Var(&headers, "header", "`NAME:VALUE` header sent to a URL backend (repeatable)")
 	return func(inv *invocation) int {
@@ -76,6 +77,20 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 		default:
 			return inv.usageError("--backend-era %q: want auto, modern or legacy", *backendEra)
 		}
+		var iso bridge.Isolation
+		switch *isolate {
+		case "none":
+		case "principal":
+			if front.stdio {
+				return inv.usageError("--isolate principal: a --stdio front has one caller and no authentication")
+			}
+			if !front.auth.any() {
+				return inv.usageError("--isolate principal needs authenticated callers: give --auth-issuer")
+			}
+			iso = bridge.IsolatePrincipal
+		default:
+			return inv.usageError("--isolate %q: want none or principal", *isolate)
+		}
 		if *maxSessions < 0 || *holdTimeout < 0 || *pingTimeout < 0 {
 			return inv.usageError("--max-sessions, --hold-timeout and --ping-timeout cannot be negative")
 		}
@@ -104,7 +119,7 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 			defer cancel()
 			var err error
 			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
-				MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
+				Isolate: iso, Interceptors: front.backendInterceptors, MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
 				PingInterval: *pingInterval, PingTimeout: *pingTimeout})
 			if err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/oauth"
 )
@@ -51,6 +52,10 @@ type Front struct {
 	maxSubs     int
 	maxInFlight int
 	auth        authFlags
+
+	// backendInterceptors are the build's Telemetry for the calls a
+	// bridge or gateway makes to its backends; ServerOptions sets them.
+	backendInterceptors []client.Interceptor
 }
 
 // The values of --era.
@@ -135,11 +140,12 @@ func (f *Front) ServerOptions(ctx context.Context, log *slog.Logger, stderr io.W
 		}
 		closers = append(closers, closeRedis)
 	}
-	stopTelemetry, err := observe(ctx, f.logRequests, stderr, log, opts)
+	backendICs, stopTelemetry, err := observe(ctx, f.logRequests, stderr, log, opts)
 	if err != nil {
 		closeAll()
 		return nil, nil, f.usageErrorf("telemetry: %v", err)
 	}
+	f.backendInterceptors = backendICs
 	if stopTelemetry != nil {
 		closers = append(closers, func() {
 			tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -60,6 +61,9 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 		defer stop()
 		log := slog.New(slog.NewTextHandler(inv.stderr, nil))
 		cfg, err := gateway.Load(*config)
+		if err == nil {
+			err = front.scopePolicy(*config, cfg)
+		}
 		if err != nil {
 			return inv.fail(&exitError{code: exitUsage, err: err})
 		}
@@ -108,6 +112,9 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 				last, _ = os.ReadFile(*config)
 				cfg, err := gateway.Load(*config)
 				if err == nil {
+					err = front.scopePolicy(*config, cfg)
+				}
+				if err == nil {
 					rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 					err = g.Reload(rctx, cfg.Backends(stderrOf), cfg.Prefer)
 					cancel()
@@ -133,4 +140,23 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 		}
 		return front.run(ctx, inv, log, "gateway", opts, newServer)
 	}
+}
+
+// scopePolicy refuses a configuration with scopes when the front gives
+// requests no principal (--stdio, or HTTP without --auth-issuer): no
+// caller could hold a scope, so the scoped servers would be unusable.
+func (f *Front) scopePolicy(file string, cfg *gateway.Config) error {
+	if !f.stdio && f.auth.any() {
+		return nil
+	}
+	for _, s := range cfg.Servers {
+		if s.ScopesLine == 0 {
+			continue
+		}
+		if f.stdio {
+			return fmt.Errorf("%s:%d: server %q: scopes need callers with OAuth access tokens, and a --stdio front has none; serve over HTTP with --auth-issuer, or drop the scopes", file, s.ScopesLine, s.Name)
+		}
+		return fmt.Errorf("%s:%d: server %q: scopes need callers with OAuth access tokens; add --auth-issuer (and --auth-jwks), or drop the scopes", file, s.ScopesLine, s.Name)
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // startListening starts cmd and returns the URL its url= log line names;
@@ -123,6 +127,8 @@ func TestGatewayBadConfig(t *testing.T) {
 	dir := t.TempDir()
 	config := filepath.Join(dir, "gateway.yaml")
 	os.WriteFile(config, []byte("servers:\n  files:\n    url: http://127.0.0.1:1/mcp\n    headers: {Authorization: \"Bearer ${MCPKIT_TEST_UNSET_TOKEN}\"}\n"), 0o600)
+	scoped := filepath.Join(dir, "scoped.yaml")
+	os.WriteFile(scoped, []byte("servers:\n  open:\n    url: http://127.0.0.1:1/mcp\n  files:\n    url: http://127.0.0.1:1/mcp\n    tool_scopes: {write: [files:write]}\n"), 0o600)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -130,6 +136,9 @@ func TestGatewayBadConfig(t *testing.T) {
 		{[]string{"gateway"}, "--config FILE is required"},
 		{[]string{"gateway", "--config", config}, config + ":4: server files: headers: Authorization: the variable MCPKIT_TEST_UNSET_TOKEN is not set"},
 		{[]string{"gateway", "--config", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		// Scopes need principals: refused with --stdio, and over HTTP without --auth-issuer.
+		{[]string{"gateway", "--config", scoped, "--stdio"}, scoped + `:6: server "files": scopes need callers with OAuth access tokens, and a --stdio front has none`},
+		{[]string{"gateway", "--config", scoped, "--addr", "127.0.0.1:0"}, scoped + `:6: server "files": scopes need callers with OAuth access tokens; add --auth-issuer`},
 	} {
 		var out strings.Builder
 		if code := run(tc.args, strings.NewReader(""), io.Discard, &out); code != 2 || !strings.Contains(out.String(), tc.want) {
@@ -220,5 +229,31 @@ func TestGatewayWatch(t *testing.T) {
 	defer c.Close()
 	if _, err := c.CallTool(ctx, "renamed_test_simple_text", nil); err != nil {
 		t.Errorf("call through the reloaded name: %v", err)
+	}
+}
+
+// --log-requests names the backend a gateway routed a call to.
+func TestGatewayLogRequestsNamesBackend(t *testing.T) {
+	backend := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: "files", Version: "1"}, Logger: slog.New(slog.DiscardHandler)})
+	mcp.AddTool(backend, &mcp.Tool{Name: "read", Description: "Reads."}, func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
+		return "read", nil
+	})
+	ts := httptest.NewServer(backend.NewHTTPServer("", "/mcp").Handler)
+	defer ts.Close()
+	config := filepath.Join(t.TempDir(), "gateway.yaml")
+	os.WriteFile(config, []byte("servers:\n  files:\n    url: "+ts.URL+"/mcp\n"), 0o600)
+	in := string(mcpwire.Request{Method: "tools/call", Params: `{"name":"files_read","arguments":{}}`}.Bytes()) + "\n"
+	var stdout, stderr strings.Builder
+	if code := run([]string{"gateway", "--config", config, "--stdio", "--log-requests"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var line string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, `msg="mcp request"`) && strings.Contains(l, "method=tools/call") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "name=files_read") || !strings.Contains(line, "outcome=complete") || !strings.Contains(line, "mcp.backend=files") {
+		t.Errorf("access log line %q, want the call with mcp.backend=files\n%s", line, stderr.String())
 	}
 }

@@ -86,10 +86,17 @@ func localIssuer(t *testing.T) (url string, mint func(aud, scope string) string)
 // the URL it listens at.
 func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 	t.Helper()
+	return startFront(t, serveCommand, args...)
+}
+
+// startFront runs cmd (serve, bridge or gateway) with args until the test
+// ends and returns the URL it listens at.
+func startFront(t *testing.T, cmd *Command, args ...string) (url string, logs *lockedBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	logs = &lockedBuffer{wrote: make(chan struct{}, 1)}
 	done := make(chan int, 1)
-	go func() { done <- serveContext(ctx, args, strings.NewReader(""), io.Discard, logs) }()
+	go func() { done <- runCommand(ctx, cmd, args, strings.NewReader(""), io.Discard, logs) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -104,9 +111,9 @@ func startServe(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 		case <-logs.wrote: // look again
 		case code := <-done:
 			done <- code // for the cleanup
-			t.Fatalf("mcpkit serve exited with %d:\n%s", code, logs.String())
+			t.Fatalf("mcpkit %s exited with %d:\n%s", cmd.Name(), code, logs.String())
 		case <-timeout:
-			t.Fatalf("mcpkit serve did not start:\n%s", logs.String())
+			t.Fatalf("mcpkit %s did not start:\n%s", cmd.Name(), logs.String())
 		}
 	}
 }

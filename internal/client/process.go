@@ -80,22 +80,23 @@ func StartCommand(argv []string, opts *CommandOptions) (*StreamConn, error) {
 	setProcessGroup(cmd)
 	p := &process{cmd: cmd, stderr: &tail{max: 16 << 10}, grace: o.Grace, waited: make(chan struct{})}
 	if o.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(p.stderr, o.Stderr)
+		cmd.Stderr = smallCopy{io.MultiWriter(p.stderr, o.Stderr)}
 	} else {
-		cmd.Stderr = p.stderr
+		cmd.Stderr = smallCopy{p.stderr}
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, &TransportError{Op: "starting " + argv[0], Err: err}
 	}
 	pr, pw := io.Pipe()
-	cmd.Stdout = pw
+	cmd.Stdout = smallCopy{pw}
 	// Children that inherit stdout must not keep Wait from returning.
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
 		return nil, &TransportError{Op: "starting " + argv[0], Err: err}
 	}
 	go func() {
+		awaitExit(cmd.Process.Pid)
 		err := cmd.Wait()
 		p.mu.Lock()
 		p.waitErr = err
@@ -107,6 +108,40 @@ func StartCommand(argv []string, opts *CommandOptions) (*StreamConn, error) {
 	c := &StreamConn{w: newLineWriter(stdin), mux: newMux(), proc: p, done: make(chan struct{})}
 	go c.readLoop(pr)
 	return c, nil
+}
+
+// copyBuffer is the size of the buffer os/exec's goroutines copy a
+// process's stdout and stderr with (through smallCopy), in place of
+// io.Copy's 32 KiB: every idle connection keeps two.
+const copyBuffer = 4 << 10
+
+// smallCopy is a writer that os/exec copies a process's output to with a
+// copyBuffer-sized buffer (io.Copy uses a writer's ReadFrom).
+type smallCopy struct{ w io.Writer }
+
+func (s smallCopy) Write(b []byte) (int, error) { return s.w.Write(b) }
+
+// ReadFrom copies r to the writer until r ends, copyBuffer bytes at a
+// time.
+func (s smallCopy) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	buf := make([]byte, copyBuffer)
+	for {
+		m, err := r.Read(buf)
+		if m > 0 {
+			k, werr := s.w.Write(buf[:m])
+			n += int64(k)
+			if werr != nil {
+				return n, werr
+			}
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // shutdown runs after stdin was closed: it waits for the process, then

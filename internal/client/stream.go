@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -27,7 +28,10 @@ type StreamConn struct {
 	gmu     sync.Mutex
 	garbage []string // stdout lines that were not JSON-RPC messages
 
-	done chan struct{} // closed when the read loop ended
+	done   chan struct{} // closed when the read loop ended
+	dmu    sync.Mutex
+	onDone []func() // OnDone's functions, run once done is closed; nil after
+	ended  bool     // done is closed (guarded by dmu)
 }
 
 // NewStreamConn returns a connection that writes messages to w and reads
@@ -41,8 +45,13 @@ func NewStreamConn(r io.Reader, w io.WriteCloser) *StreamConn {
 // maxLine bounds one line from the server.
 const maxLine = maxBody
 
+// readBuffer is the size of a connection's read buffer. A longer line is
+// read in pieces (readLine): the buffer stays small because every idle
+// connection keeps one (a bridge keeps a connection per backend session).
+const readBuffer = 4 << 10
+
 func (c *StreamConn) readLoop(r io.Reader) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, readBuffer)
 	for {
 		line, err := readLine(br)
 		if len(bytes.TrimSpace(line)) > 0 {
@@ -51,9 +60,30 @@ func (c *StreamConn) readLoop(r io.Reader) {
 		if err != nil {
 			c.mux.fail(ErrClosed)
 			close(c.done)
+			c.dmu.Lock()
+			fns := c.onDone
+			c.onDone, c.ended = nil, true
+			c.dmu.Unlock()
+			for _, f := range fns {
+				f()
+			}
 			return
 		}
 	}
+}
+
+// OnDone arranges for f to run once Done is closed (at once, on this
+// goroutine, if it is already): a watcher that needs no goroutine of its
+// own. f must not block.
+func (c *StreamConn) OnDone(f func()) {
+	c.dmu.Lock()
+	if !c.ended {
+		c.onDone = append(c.onDone, f)
+		c.dmu.Unlock()
+		return
+	}
+	c.dmu.Unlock()
+	f()
 }
 
 // tooLongLine stands for a line over the bound, which is not buffered.
@@ -114,8 +144,8 @@ func (c *StreamConn) Garbage() []string {
 	return append([]string(nil), c.garbage...)
 }
 
-// Transport returns TransportStdio.
-func (c *StreamConn) Transport() string { return TransportStdio }
+// Transport returns protocol.TransportStdio.
+func (c *StreamConn) Transport() string { return protocol.TransportStdio }
 
 // RoundTrip implements Conn.
 func (c *StreamConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {
