@@ -96,16 +96,31 @@ type QuotaOptions struct {
 	// When its 90th percentile stays above MaxQueueDelay for 30 ms while
 	// at least half as many goroutines wait for a CPU as requests are in
 	// flight (so that fewer requests would shorten the queue), the limit
-	// drops to 3/4 of the requests then in flight, and on while that
-	// lasts, down to a floor (twice GOMAXPROCS, at least 4, at most
+	// drops to 3/4 of the requests then in flight or of the goroutines
+	// waiting for a CPU, whichever is more, and on while that lasts, down
+	// to a floor (twice GOMAXPROCS, at least 4, at most
 	// MaxInFlightRequests); while the delay is under half of it and
 	// requests reach the limit, the limit grows by a quarter per 10 ms,
 	// up to MaxInFlightRequests. A request past the limit gets the 503 of
 	// MaxInFlightRequests, its data naming the limit then in force.
+	//
+	// The queue may be in front of admission: with few CPUs and handlers
+	// that only compute, each handler runs to its end before the next
+	// connection's goroutine gets a CPU, so one or two requests are in
+	// flight while the rest wait runnable to reach ServeHTTP, where no
+	// count of requests in flight can see them. So the limit also bounds
+	// the goroutines waiting for a CPU (runtime/metrics
+	// /sched/goroutines/runnable, read every 10 ms): once the delay has
+	// cut the limit, when the fewest of them over the last 30 ms are past
+	// it, that many of the requests entering next, the ones that waited
+	// longest, get the same 503 before their body is read or decoded, so
+	// that the CPU goes to requests that can still be answered in time.
+	//
 	// The delay is the whole process's: CPU taken by other work in the
 	// process (or, on a starved host, by other processes) sheds requests
-	// too, as long as the requests in flight are among those waiting for
-	// it. Default 5 ms. Off keeps the limit at MaxInFlightRequests.
+	// too, as long as goroutines of the process wait for it. Default
+	// 5 ms. Off keeps the limit at MaxInFlightRequests and sheds nothing
+	// for the goroutines waiting.
 	MaxQueueDelay time.Duration
 }
 
@@ -201,6 +216,13 @@ func (q *quotas) enter() bool {
 	limit := q.maxRequests
 	if a := q.adapt; a != nil {
 		a.Tick(q.requests.Load())
+		if a.ShedQueued() {
+			// Goroutines waiting for a CPU stand past the limit in
+			// front of admission (internal/admission): this request
+			// waited among them.
+			a.Shed()
+			return false
+		}
 		limit = a.Current()
 	}
 	if q.requests.Add(1) > limit {

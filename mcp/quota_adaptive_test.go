@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 	"runtime"
 	"strings"
@@ -133,4 +134,64 @@ func TestAdaptiveInFlightOff(t *testing.T) {
 	if s.quota.adapt == nil || s.quota.adapt.Current() != defaultMaxInFlightRequests || s.quota.adapt.Target() != defaultMaxQueueDelay {
 		t.Errorf("default: adaptive limit %+v, want one at %d with target %v", s.quota.adapt, defaultMaxInFlightRequests, defaultMaxQueueDelay)
 	}
+}
+
+// TestAdaptiveQueueBeforeAdmission: with one CPU and handlers that only
+// compute, requests queue before admission, as connection goroutines
+// waiting for a CPU, and none is in flight when the next one enters. Once
+// the scheduler delay stays above MaxQueueDelay with 100 goroutines
+// waiting, the limit drops to 3/4 of them and the requests entering next
+// are shed (503, Retry-After, before the body is read or the handler
+// runs), as many per window as wait past the limit; once the queue is
+// gone, requests are served again. The readers are the test's; time is
+// the bubble's.
+func TestAdaptiveQueueBeforeAdmission(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewServer(&ServerOptions{Quotas: QuotaOptions{MaxInFlightRequests: 256}})
+		ran := 0
+		AddTool(s, &Tool{Name: "work", Description: "d"}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+			ran++
+			return "done", nil
+		})
+		var delay, runnable atomic.Int64
+		s.quota.adapt.SetReaders(func() (time.Duration, bool) { return time.Duration(delay.Load()), true }, runnable.Load)
+		call := mcpwire.Request{Method: "tools/call", Params: `{"name":"work","arguments":{}}`}
+
+		delay.Store(int64(50 * time.Millisecond))
+		runnable.Store(100)
+		for range 2 { // two windows over target: not yet a standing queue
+			time.Sleep(admission.Window)
+			if r := mcpwire.Serve(t, s, call); r.Status != http.StatusOK {
+				t.Fatalf("before the queue stood for 3 windows: %d %s", r.Status, r.Raw)
+			}
+		}
+		time.Sleep(admission.Window)
+		shed := 0
+		for range 40 {
+			r := mcpwire.Serve(t, s, call)
+			if r.Status == http.StatusOK {
+				continue
+			}
+			shed++
+			if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
+				!strings.Contains(string(r.Raw), `"data":{"quota":"maxInFlightRequests","limit":75}`) {
+				t.Fatalf("a request in the queue before admission: %d, Retry-After %q, %s; want 503 with Retry-After naming the limit 75",
+					r.Status, r.Header.Get("Retry-After"), r.Raw)
+			}
+		}
+		if shed != 25 || ran != 2+15 {
+			t.Errorf("100 waiting, limit 75: %d of 40 requests shed and %d handlers ran, want 25 shed (the excess) and 17 ran", shed, ran)
+		}
+
+		delay.Store(0)
+		runnable.Store(0)
+		for range 3 {
+			time.Sleep(admission.Window)
+			mcpwire.Serve(t, s, call)
+		}
+		time.Sleep(admission.Window)
+		if r := mcpwire.Serve(t, s, call); r.Status != http.StatusOK {
+			t.Errorf("the queue gone: %d %s, want 200", r.Status, r.Raw)
+		}
+	})
 }

@@ -36,6 +36,9 @@ type OpenLoop struct {
 	// CPU, when set, reports the server's CPU time so far; it is read at
 	// the start and at the end of the measured part.
 	CPU func() (time.Duration, error)
+	// HostWait, when set, reports the time the server's threads have
+	// waited for a CPU of the host so far; read like CPU.
+	HostWait func() (time.Duration, error)
 }
 
 // OpenLoopResult is what one open-loop run measured. Every request
@@ -72,6 +75,10 @@ type OpenLoopResult struct {
 	// CPU is the server's CPU time during the measured part (0: not
 	// measured).
 	CPU time.Duration
+	// HostWait is the time the server's threads waited for a CPU of the
+	// host during the measured part, ready to run (0: not measured): CPU
+	// plus HostWait below the server's CPUs means it had nothing to run.
+	HostWait time.Duration
 	// FirstErr describes the first error (or, when there was none, the
 	// first timeout), for the report.
 	FirstErr error
@@ -254,8 +261,8 @@ func RunOpenLoop(url, impl, method string, o OpenLoop) OpenLoopResult {
 	}
 	start := time.Now().Add(time.Millisecond)
 	mStart, mEnd := start.Add(o.Warmup), start.Add(o.Warmup+o.Duration)
-	var cpu0, cpu1 time.Duration
-	var cerr error
+	var cpu0, cpu1, wait0 time.Duration
+	var cerr, werr error
 	cpuRead := false
 	var offset time.Duration
 	id := int64(0)
@@ -275,6 +282,9 @@ func RunOpenLoop(url, impl, method string, o OpenLoop) OpenLoopResult {
 				cpuRead = true
 				if o.CPU != nil {
 					cpu0, cerr = o.CPU()
+				}
+				if o.HostWait != nil {
+					wait0, werr = o.HostWait()
 				}
 			}
 			id++
@@ -305,6 +315,11 @@ func RunOpenLoop(url, impl, method string, o OpenLoop) OpenLoopResult {
 	if o.CPU != nil && cerr == nil {
 		cpu1, cerr = o.CPU()
 		res.CPU = cpu1 - cpu0
+	}
+	if o.HostWait != nil && werr == nil {
+		if wait1, err := o.HostWait(); err == nil {
+			res.HostWait = wait1 - wait0
+		}
 	}
 	wg.Wait()
 	mu.Lock()

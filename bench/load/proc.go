@@ -212,6 +212,39 @@ func ProcCPUPrecise(pid int) (time.Duration, error) {
 	return total, nil
 }
 
+// ProcRunqWait returns the time process pid's threads have waited so far
+// on a run queue of the host, ready to run but not running (the second
+// field of /proc/PID/task/*/schedstat): the CPU the host withheld, as
+// opposed to time the process had nothing to run.
+func ProcRunqWait(pid int) (time.Duration, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return 0, fmt.Errorf("malformed %s/%s/schedstat", dir, t.Name())
+		}
+		ns, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("malformed %s/%s/schedstat", dir, t.Name())
+		}
+		total += time.Duration(ns)
+	}
+	return total, nil
+}
+
+// RunqWait returns the time the process's threads have waited for a CPU
+// of the host so far (ProcRunqWait).
+func (p *Proc) RunqWait() (time.Duration, error) { return ProcRunqWait(p.Pid()) }
+
 // ProcPeakRSS returns VmHWM of process pid in bytes.
 func ProcPeakRSS(pid int) (int64, error) { return procStatus(pid, "VmHWM:") }
 

@@ -3,6 +3,19 @@
 // drops when requests queue for the CPU (the Go scheduler's latency, from
 // runtime/metrics) and grows back when they do not. mcp asks it whether a
 // request may enter; the rule itself (step) is a pure function.
+//
+// The queue is not always behind admission. With few CPUs and handlers
+// that only compute, each handler runs to its end before the next
+// connection's goroutine gets a CPU, so the requests in flight stay at
+// one or two while hundreds of connection goroutines wait runnable in the
+// Go scheduler's run queues, before their request reaches admission
+// (measured at GOMAXPROCS 1 with 5 ms handlers, bench/NOTES.md). A limit
+// on the requests in flight alone never binds there. So the limit also
+// counts the goroutines waiting for a CPU (runtime/metrics
+// /sched/goroutines/runnable): when the delay has cut the limit and more
+// goroutines stay waiting than it allows, the requests that reach
+// admission next, the ones that waited longest, are shed, as many as the
+// excess (ShedQueued).
 package admission
 
 import (
@@ -44,8 +57,12 @@ const (
 // read Current, and call Shed when they are refused. It is safe for
 // concurrent use; New makes one.
 type Limit struct {
-	limit  atomic.Int64
-	shed   atomic.Bool  // a request was refused in this window
+	limit atomic.Int64
+	shed  atomic.Bool // a request was refused in this window
+	// queued is how many of the requests entering in this window are
+	// still to be shed for the goroutines waiting for a CPU past the
+	// limit (ShedQueued); set at each window.
+	queued atomic.Int64
 	next   atomic.Int64 // when the next window ends, in ns since start
 	start  time.Time
 	max    int64
@@ -54,6 +71,11 @@ type Limit struct {
 
 	mu   sync.Mutex // held by the request that adjusts the limit
 	high int        // windows in a row with the delay above target
+	// waiting holds the goroutines waiting for a CPU at the end of the
+	// last highWindows windows (a ring, at pos): the excess sheds only
+	// when it stands through all of them, not for a burst.
+	waiting [highWindows]int64
+	pos     int
 	// read returns the delay of the window just ended (the 90th
 	// percentile of the scheduling latency since the last read) and
 	// whether it had enough samples to count.
@@ -76,6 +98,19 @@ func (a *Limit) Current() int64 { return a.limit.Load() }
 
 // Shed records that a request was refused in this window.
 func (a *Limit) Shed() { a.shed.Store(true) }
+
+// ShedQueued reports whether the request entering now is to be shed
+// because goroutines waiting for a CPU in front of admission stood above
+// the limit through the last windows, while the delay kept the limit
+// under its ceiling; each true takes one of the window's excess. A
+// request entering now waited in that queue, and the longest waiting
+// enter first (the run queue is first in, first out for goroutines the
+// network poller readies): shedding them, before their body is read,
+// drains the queue at the cost of a 503 each. On a server without such a
+// queue it costs one atomic load.
+func (a *Limit) ShedQueued() bool {
+	return a.queued.Load() > 0 && a.queued.Add(-1) >= 0
+}
 
 // Target returns the scheduling delay the limit keeps under.
 func (a *Limit) Target() time.Duration { return a.target }
@@ -109,20 +144,40 @@ func (a *Limit) Tick(inFlight int64) {
 		return
 	}
 	a.next.Store(now + int64(Window))
+	// The goroutines waiting for a CPU now (a look at the run queues,
+	// O(GOMAXPROCS)), every window: unlike the delay, it needs no
+	// samples, and it sees the queue in front of admission at once.
+	runnable := int64(0)
+	if a.runnable != nil {
+		runnable = a.runnable()
+	}
+	a.waiting[a.pos] = runnable
+	a.pos = (a.pos + 1) % highWindows
 	d, ok := a.read()
-	if !ok {
-		return
+	if ok {
+		st := state{limit: a.limit.Load(), inFlight: inFlight, shed: a.shed.Swap(false), high: a.high, runnable: runnable}
+		l, high := step(st, d, a.target, a.floor, a.max)
+		a.limit.Store(l)
+		a.high = high
 	}
-	st := state{limit: a.limit.Load(), inFlight: inFlight, shed: a.shed.Swap(false), high: a.high}
-	if d > a.target && a.runnable != nil {
-		st.runnable = a.runnable()
-	} else {
-		st.runnable = inFlight
+	// Only while the delay keeps the limit under its ceiling: the count
+	// says how many to shed, the delay whether requests wait too long.
+	// (Goroutines waiting briefly, such as many handlers woken at once
+	// from a wait, shed nothing while the delay stays under target.)
+	q := int64(0)
+	if l := a.limit.Load(); l < a.max {
+		q = excess(a.waiting[:], l)
 	}
-	l, high := step(st,
-		d, a.target, a.floor, a.max)
-	a.limit.Store(l)
-	a.high = high
+	a.queued.Store(q)
+}
+
+// excess returns how many requests to shed for the goroutines waiting for
+// a CPU: by how much the fewest of them over the last windows (waiting,
+// one count a window) passed limit, 0 when they did not. The fewest, so
+// that a burst of arrivals that the CPUs absorb within a window or two
+// sheds nothing.
+func excess(waiting []int64, limit int64) int64 {
+	return max(0, slices.Min(waiting)-limit)
 }
 
 // state is what one step of the adaptive limit starts from.
@@ -131,7 +186,7 @@ type state struct {
 	shed            bool // a request was refused in the window
 	high            int  // windows in a row with the delay above target before this one
 	// runnable counts the goroutines waiting for a CPU at the end of the
-	// window (read only when the delay is over target).
+	// window.
 	runnable int64
 }
 
@@ -144,16 +199,20 @@ func step(s state, d, target time.Duration, floor, ceiling int64) (limit int64, 
 		if high < highWindows {
 			return s.limit, high
 		}
-		if s.inFlight == 0 || s.runnable*2 < s.inFlight {
-			// No request in flight, or most of them wait (for a backend,
-			// a client), not for a CPU: fewer of them would not shorten
-			// the queue, which is someone else's (shedding, other work,
-			// other processes).
+		if s.runnable == 0 || s.runnable*2 < s.inFlight {
+			// Nothing waits for a CPU (the delay was someone else's:
+			// other processes), or most requests in flight wait (for a
+			// backend, a client), not for a CPU: fewer of them would not
+			// shorten the queue.
 			return s.limit, high
 		}
-		// A standing queue: drop to 3/4 of what is in flight (the limit
-		// may be far above it), and again each window it stays.
-		return min(s.limit, max(floor, min(s.limit, s.inFlight)*3/4)), high
+		// A standing queue: drop to 3/4 of what is in flight or waiting
+		// for a CPU, whichever is more (the limit may be far above both),
+		// and again each window it stays. The goroutines waiting count
+		// because the queue may be in front of admission: with few CPUs
+		// and handlers that only compute, one or two requests are in
+		// flight while the rest wait runnable to reach admission.
+		return min(s.limit, max(floor, min(s.limit, max(s.inFlight, s.runnable))*3/4)), high
 	case d < target/2 && (s.shed || s.inFlight >= s.limit*3/4):
 		// No queueing, and the limit binds: grow, by a quarter, so that
 		// a limit cut by a burst of delay that shedding could not help
