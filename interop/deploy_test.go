@@ -87,19 +87,23 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// TestGatewayDeployment runs the deployment of docs/gateway.md ("A tested
-// deployment") as the page shows it: its configuration, its nginx.conf
-// and its commands (two `mcpkit gateway` replicas of the full build over
-// one redis-server, an oauthtest authorization server in front, nginx as
-// the load balancer, hashing on the caller's token), with free ports for
-// the page's. Then, through nginx only: a request without a token is
-// refused with the resource metadata named; clients with the
-// client-credentials grant list and call both servers, each caller on one
-// replica and both replicas serving; an input_required round completes;
-// a listener on one replica hears a list change made on the other,
-// through Redis; and with one replica killed its callers go on through
-// the other.
-func TestGatewayDeployment(t *testing.T) {
+// deployment is a deployment of the docs running: its public URL
+// (nginx's), the authorization server in front, the replicas' ports and
+// the shell that runs it all.
+type deployment struct {
+	public, nginxPort, port1, port2 string
+	as                              *oauthtest.Server
+	sh                              *exec.Cmd
+}
+
+// startDeployment runs the deployment that page doc shows: it writes the
+// script blocks named in files (file name: block id) into an empty
+// directory, runs block scriptID there with bash (the full build of
+// mcpkit first on PATH), with free ports for the page's 6379 (Redis),
+// 8080 (nginx), 8081 and 8082 (the replicas), and an oauthtest server for
+// the issuer http://127.0.0.1:9000; and waits for both replicas and nginx.
+func startDeployment(t *testing.T, doc, scriptID string, files map[string]string) *deployment {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs redis-server, nginx and two gateways")
 	}
@@ -110,11 +114,11 @@ func TestGatewayDeployment(t *testing.T) {
 			}
 		}
 	}
-	page, err := os.ReadFile("../docs/gateway.md")
+	page, err := os.ReadFile("../" + doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := doccheck.Parse("docs/gateway.md", string(page))
+	blocks, err := doccheck.Parse(doc, string(page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,17 +147,14 @@ func TestGatewayDeployment(t *testing.T) {
 
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755) // nginx's workers may run as another user
-	for name, text := range map[string]string{
-		"gateway.yaml": block("gateway-deployment-config"),
-		"nginx.conf":   block("gateway-deployment-nginx"),
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(local.Replace(text)), 0o644); err != nil {
+	for name, id := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(local.Replace(block(id))), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The page's commands, then wait: bash stays the parent of what they
 	// started, all in one process group, which the test ends.
-	script := local.Replace(block("gateway-deployment")) + "wait\n"
+	script := local.Replace(block(scriptID)) + "wait\n"
 	sh := exec.Command("bash", "-c", script)
 	sh.Dir = dir
 	sh.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -216,6 +217,28 @@ func TestGatewayDeployment(t *testing.T) {
 		resp.Body.Close()
 		return resp.Header.Get("X-Upstream") != ""
 	})
+
+	return &deployment{public: public, nginxPort: nginxPort, port1: port1, port2: port2, as: as, sh: sh}
+}
+
+// TestGatewayDeployment runs the deployment of docs/gateway.md ("A tested
+// deployment") as the page shows it: its configuration, its nginx.conf
+// and its commands (two `mcpkit gateway` replicas of the full build over
+// one redis-server, an oauthtest authorization server in front, nginx as
+// the load balancer, hashing on the caller's token), with free ports for
+// the page's. Then, through nginx only: a request without a token is
+// refused with the resource metadata named; clients with the
+// client-credentials grant list and call both servers, each caller on one
+// replica and both replicas serving; an input_required round completes;
+// a listener on one replica hears a list change made on the other,
+// through Redis; and with one replica killed its callers go on through
+// the other.
+func TestGatewayDeployment(t *testing.T) {
+	d := startDeployment(t, "docs/gateway.md", "gateway-deployment", map[string]string{
+		"gateway.yaml": "gateway-deployment-config",
+		"nginx.conf":   "gateway-deployment-nginx",
+	})
+	public, nginxPort, port1, port2, as, sh := d.public, d.nginxPort, d.port1, d.port2, d.as, d.sh
 
 	t.Run("no token", func(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
@@ -422,6 +445,13 @@ func TestGatewayDeployment(t *testing.T) {
 // holds addr (the replica listening there, 127.0.0.1:PORT).
 func replicaPID(t *testing.T, parent int, addr string) int {
 	t.Helper()
+	return replicaPIDOf(t, parent, "gateway", addr)
+}
+
+// replicaPIDOf returns the pid of the child of parent whose command line
+// holds command and addr.
+func replicaPIDOf(t *testing.T, parent int, command, addr string) int {
+	t.Helper()
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, st := range stats {
 		b, err := os.ReadFile(st)
@@ -433,7 +463,7 @@ func replicaPID(t *testing.T, parent int, addr string) int {
 			continue
 		}
 		cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(st), "cmdline"))
-		if bytes.Contains(cmdline, []byte("gateway")) && bytes.Contains(cmdline, []byte(addr)) {
+		if bytes.Contains(cmdline, []byte(command)) && bytes.Contains(cmdline, []byte(addr)) {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(st)))
 			return pid
 		}
@@ -481,4 +511,114 @@ func (s *toReplicas) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req.URL.Host = target
 	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestBridgeDeployment runs the deployment of docs/bridge.md ("A tested
+// deployment") as the page shows it: two `mcpkit bridge` replicas of the
+// full build over one redis-server, in front of a legacy stdio server, an
+// oauthtest authorization server in front, nginx balancing round robin.
+// Through nginx only: a request without a token is refused; a client with
+// the client-credentials grant lists and calls, both replicas answering;
+// an elicitation's rounds land on different replicas and the retry is
+// forwarded to the owner, authenticated by the sealed caller; with one
+// replica killed the calls go on.
+func TestBridgeDeployment(t *testing.T) {
+	d := startDeployment(t, "docs/bridge.md", "bridge-deployment", map[string]string{"nginx.conf": "bridge-deployment-nginx"})
+	ctx := context.Background()
+
+	t.Run("no token", func(t *testing.T) {
+		resp, err := http.Post(d.public, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+			t.Fatalf("without a token: %d %q, want 401 naming the resource metadata", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	})
+
+	tr, err := auth.NewTransport(d.public, &auth.Options{Grant: auth.ClientCredentialsGrant{}, Client: &auth.Client{ID: d.as.ClientID, Secret: d.as.ClientSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &upstreams{next: tr}
+	hc := tr.Client()
+	hc.Transport = rec
+	c, err := client.Connect(ctx, &client.HTTPTransport{URL: d.public, HTTPClient: hc}, &client.Options{Eras: client.ModernOnly, NoCache: true,
+		Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "balanced", "email": "b@example.com"}}, nil
+		}})
+	if err != nil {
+		t.Fatalf("connecting through nginx with a token: %v", err)
+	}
+	defer c.Close()
+
+	t.Run("list and call", func(t *testing.T) {
+		if names := toolNames(t, c); !slices.Contains(names, "test_elicitation") || !slices.Contains(names, "echo") {
+			t.Fatalf("tools through nginx: %q", names)
+		}
+		rec.take()
+		for i := range 4 {
+			res, err := c.CallTool(ctx, "echo", map[string]any{"text": "hi " + strconv.Itoa(i)})
+			if err != nil || !strings.Contains(textOf(res.Content), "hi "+strconv.Itoa(i)) {
+				t.Fatalf("echo: %v", err)
+			}
+		}
+		answered := map[string]bool{}
+		for _, h := range rec.take() {
+			answered[h.upstream] = true
+		}
+		if len(answered) != 2 {
+			t.Errorf("calls answered by %v, want both replicas (round robin)", answered)
+		}
+	})
+
+	t.Run("rounds on different replicas", func(t *testing.T) {
+		split := 0
+		for range 4 {
+			rec.take()
+			res, err := c.CallTool(ctx, "test_elicitation", map[string]any{"message": "who are you?"})
+			if err != nil {
+				t.Fatalf("test_elicitation through nginx: %v", err)
+			}
+			if text := textOf(res.Content); !strings.Contains(text, "balanced") {
+				t.Fatalf("test_elicitation answered %q, want the answer given", text)
+			}
+			var rounds []string
+			for _, h := range rec.take() {
+				if h.method == "tools/call" {
+					rounds = append(rounds, h.upstream)
+				}
+			}
+			if len(rounds) == 2 && rounds[0] != rounds[1] {
+				split++
+			}
+		}
+		if split == 0 {
+			t.Errorf("no call had its rounds on different replicas: the forward was not exercised")
+		}
+	})
+
+	t.Run("a replica killed", func(t *testing.T) {
+		pid := replicaPIDOf(t, d.sh.Process.Pid, "bridge", "127.0.0.1:"+d.port1)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			var err error
+			for attempt := 0; attempt < 2; attempt++ {
+				var res *mcp.CallToolResult
+				res, err = c.CallTool(ctx, "echo", map[string]any{"text": "still"})
+				if err == nil && !strings.Contains(textOf(res.Content), "still") {
+					err = fmt.Errorf("answered %q", textOf(res.Content))
+				}
+				if err == nil || !strings.Contains(err.Error(), "502") {
+					break // a request in flight on the killed replica (502) is retried once
+				}
+			}
+			if err != nil {
+				t.Errorf("call %d with a replica killed: %v", i, err)
+			}
+		}
+	})
 }
