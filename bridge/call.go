@@ -278,6 +278,7 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 		case <-h.wake:
 		}
 		b.gather(h)
+		b.beforeInput(req)
 		h.mu.Lock()
 		asks := h.asks
 		h.asks = nil

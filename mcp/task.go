@@ -108,6 +108,18 @@ func (r *ToolRequest) StartTask() bool {
 	return r.x.task.start()
 }
 
+// StartTask is ToolRequest.StartTask for a Provider's tools/call that may
+// become a task (see TaskProvider): the caller gets the task handle at
+// once, and input requested from then on parks the task in
+// input_required. It reports whether the call now runs as a task, and does
+// nothing in other requests.
+func (r *MethodRequest) StartTask() bool {
+	if r.x == nil || r.x.task == nil {
+		return false
+	}
+	return r.x.task.start()
+}
+
 // errShutdown is the cause with which Shutdown cancels running tasks.
 var errShutdown = errors.New("mcp: server shut down")
 

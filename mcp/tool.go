@@ -72,6 +72,11 @@ type CallToolResult struct {
 	// that the model can react to it.
 	IsError bool
 	Meta    Meta
+
+	// raw, when not nil, is the whole result object as a Provider
+	// answered it (a provided tools/call run as a task): it is sent in
+	// place of the fields above, without the members the server owns.
+	raw json.RawMessage
 }
 
 // MarshalJSON implements json.Marshaler. The result's _meta is written by
@@ -492,6 +497,13 @@ func (x *exchange) appendToolResult(dst []byte, name string, res *CallToolResult
 // encodeToolResult appends a tool result's own members to dst as a JSON
 // object, and encodes its _meta.
 func encodeToolResult(dst []byte, res *CallToolResult, name string) (body, meta []byte, err error) {
+	if res.raw != nil {
+		b, m, err := splitResult(res.raw)
+		if err != nil {
+			return dst, nil, fmt.Errorf("the result of tool %q: %w", name, err)
+		}
+		return append(dst, b...), m, nil
+	}
 	body, err = appendCallToolResult(dst, res)
 	if err != nil {
 		return body, nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)
