@@ -464,7 +464,11 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		return nil, InvalidParams("Invalid params: " + x.method + " needs a string uri")
 	}
 	sub := x.method == "resources/subscribe"
-	x.session().update(ctx, func(st *SessionState) {
+	ss := x.session()
+	if err := ss.observe(ctx, x, uri, sub); err != nil {
+		return nil, err
+	}
+	ss.update(ctx, func(st *SessionState) {
 		i := slices.Index(st.Subscriptions, uri)
 		switch {
 		case sub && i < 0:
