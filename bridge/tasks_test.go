@@ -3,12 +3,14 @@ package bridge_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
 	"github.com/mcpkit/mcpkit/mcptest"
 )
@@ -203,4 +205,30 @@ func eraName(e client.EraPreference) string {
 		return "modern"
 	}
 	return "legacy"
+}
+
+// A task that waits for input longer than HoldTimeout: its backend call is
+// cancelled, and the late tasks/update fails the task (it is never run
+// again).
+func TestTaskHoldTimeout(t *testing.T) {
+	b, _ := taskBridge(t, client.LegacyOnly, func(o *bridge.Options) {
+		o.Server.Tasks.SyncWait = mcp.Off
+		o.HoldTimeout = 20 * time.Millisecond
+	})
+	c := mcptest.NewClient(t, b.Server(), withTasks(), countingSampler())
+	ctx := context.Background()
+	_, task, err := c.Client().StartTool(ctx, "sample", nil)
+	if err != nil || task == nil {
+		t.Fatalf("StartTool = %v %v, want a task", task, err)
+	}
+	realtime.Poll(t, 10*time.Second, "the task waiting for input", func() bool {
+		st, err := task.Get(ctx)
+		return err == nil && st.Status == mcp.TaskInputRequired
+	})
+	realtime.Poll(t, 10*time.Second, "the held call's end", func() bool { return bridge.Held(b) == 0 })
+	_, err = task.Wait(ctx) // answers the input: the task runs on, and fails
+	var e *mcp.Error
+	if !errors.As(err, &e) || e.Code != -32603 || !strings.Contains(e.Message, "not run again") {
+		t.Errorf("Wait = %v, want the task failed with -32603 (not run again)", err)
+	}
 }
