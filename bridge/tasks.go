@@ -43,6 +43,16 @@ func (t taskBridge) ToolTaskSupport(name string) mcp.TaskSupport {
 	return t.opts.Tasks
 }
 
+// CancelTask implements mcp.TaskCanceller: a task cancelled while it
+// waited for input (no run of it going on) lets go of its held backend
+// call at once, which is cancelled (the backend gets
+// notifications/cancelled), rather than after HoldTimeout.
+func (t taskBridge) CancelTask(id string) {
+	if h := t.held.takeTask(id); h != nil {
+		t.abandon(h)
+	}
+}
+
 // beforeInput is called before a backend request for input is put to the
 // caller of req: for a tool whose input starts its task, it starts the
 // task (in a call that may not become one, or already is one, it does

@@ -232,3 +232,32 @@ func TestTaskHoldTimeout(t *testing.T) {
 		t.Errorf("Wait = %v, want the task failed with -32603 (not run again)", err)
 	}
 }
+
+// tasks/cancel of a task that waits for input lets go of its held backend
+// call at once (cancelling it), not after HoldTimeout.
+func TestTaskCancelWhileWaitingForInput(t *testing.T) {
+	b, _ := taskBridge(t, client.LegacyOnly, func(o *bridge.Options) {
+		o.Server.Tasks.SyncWait = mcp.Off
+		o.HoldTimeout = time.Hour
+	})
+	c := mcptest.NewClient(t, b.Server(), withTasks(), countingSampler())
+	ctx := context.Background()
+	_, task, err := c.Client().StartTool(ctx, "sample", nil)
+	if err != nil || task == nil {
+		t.Fatalf("StartTool = %v %v, want a task", task, err)
+	}
+	realtime.Poll(t, 10*time.Second, "the task waiting for input", func() bool {
+		st, err := task.Get(ctx)
+		return err == nil && st.Status == mcp.TaskInputRequired
+	})
+	if n := bridge.Held(b); n != 1 {
+		t.Fatalf("%d held calls, want the task's", n)
+	}
+	if err := task.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	realtime.Poll(t, 10*time.Second, "the held call's end", func() bool { return bridge.Held(b) == 0 })
+	if st, err := task.Get(ctx); err != nil || st.Status != mcp.TaskCancelled {
+		t.Errorf("tasks/get = %+v %v, want cancelled", st, err)
+	}
+}

@@ -20,9 +20,13 @@ type taskProvider struct {
 	support   map[string]TaskSupport
 	release   chan string
 	cancelled chan struct{}
+	taskIDs   chan string // the TaskID of each askTask run
+	dropped   chan string // CancelTask's ids
 }
 
 func (p *taskProvider) ToolTaskSupport(name string) TaskSupport { return p.support[name] }
+
+func (p *taskProvider) CancelTask(id string) { p.dropped <- id }
 
 func (p *taskProvider) Provide(ctx context.Context, req *MethodRequest) (*ProvidedResult, error) {
 	if req.Method != "tools/call" {
@@ -54,6 +58,7 @@ func (p *taskProvider) Provide(ctx context.Context, req *MethodRequest) (*Provid
 	case "ask", "askTask":
 		if params.Name == "askTask" {
 			req.StartTask()
+			p.taskIDs <- req.TaskID()
 		}
 		var runs int
 		req.LoadState(&runs)
@@ -75,6 +80,8 @@ func providerTaskServer(t *testing.T) (*Server, *taskProvider) {
 		support:   map[string]TaskSupport{"slow": TaskOptional, "quick": TaskRequired, "ask": TaskOptional, "askTask": TaskOptional, "fail": TaskRequired},
 		release:   make(chan string, 1),
 		cancelled: make(chan struct{}, 1),
+		taskIDs:   make(chan string, 4),
+		dropped:   make(chan string, 4),
 	}
 	s := NewServer(&ServerOptions{Provider: p, Tasks: TaskOptions{SyncWait: 10 * time.Millisecond}})
 	t.Cleanup(func() {
@@ -159,7 +166,7 @@ func TestTaskProviderCancel(t *testing.T) {
 // saved state.
 func TestTaskProviderInput(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, _ := providerTaskServer(t)
+		s, p := providerTaskServer(t)
 		// Input within SyncWait: an input_required round before any task.
 		r := ext(t, s, "tools/call", `{"name":"ask","arguments":{}}`)
 		if r.Result["resultType"] != "input_required" {
@@ -171,12 +178,36 @@ func TestTaskProviderInput(t *testing.T) {
 		if diff := cmp.Diff([]string{"k"}, inputKeys(task)); diff != "" {
 			t.Fatalf("input keys (-want +got):\n%s\n%v", diff, task)
 		}
+		if got := <-p.taskIDs; got != id {
+			t.Errorf("TaskID = %q, want the task's %q", got, id)
+		}
 		update(t, s, id, `{"k":{"action":"accept","content":{}}}`)
 		task = awaitStatus(t, s, id, TaskCompleted, TaskFailed)
 		res, _ := task["result"].(map[string]any)
 		content, _ := res["content"].([]any)
 		if len(content) != 1 || content[0].(map[string]any)["text"] != `{"action":"accept","content":{}} after 2 runs` {
 			t.Errorf("task after the update = %v", task)
+		}
+	})
+}
+
+// TestTaskProviderCancelParked: tasks/cancel of a task waiting for input
+// (no run going on) tells the provider, a TaskCanceller.
+func TestTaskProviderCancelParked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, p := providerTaskServer(t)
+		id := startTask(t, s, "askTask")
+		<-p.taskIDs
+		awaitStatus(t, s, id, TaskInputRequired)
+		ext(t, s, "tasks/cancel", `{"taskId":"`+id+`"}`)
+		synctest.Wait()
+		select {
+		case got := <-p.dropped:
+			if got != id {
+				t.Errorf("CancelTask(%q), want %q", got, id)
+			}
+		default:
+			t.Error("CancelTask was not called")
 		}
 	})
 }
