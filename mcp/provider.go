@@ -197,7 +197,7 @@ func providedTool(p Provider, name string, support TaskSupport) *toolEntry {
 			return nil, fmt.Errorf("provider tools/call %q: the result is not a JSON object", name)
 		}
 		isErr, _ := jsonscan.Lookup(body, "isError")
-		return &CallToolResult{IsError: string(isErr) == "true", raw: body}, nil
+		return &CallToolResult{IsError: string(isErr) == "true", StructuredContent: providedBody(body)}, nil
 	}}
 }
 
