@@ -380,12 +380,14 @@ step_tasks() {
 
 # The tasks-* scenarios through the bridge: `mcpkit bridge` with the front's tasks extension on, in
 # front of `mcpkit serve --stdio --fixtures --era legacy` (docs/bridge.md, "Tasks"). The flags say
-# what the fixtures are: failing_job, protocol_error_job and test_tool_with_task always tasks, and
-# confirm_delete and multi_input start their task when they ask for input (as their handlers'
-# StartTask does on the backend, which a legacy session does not show).
-TASKS_BRIDGE_FLAGS=(--tasks optional --task-tool failing_job=required --task-tool protocol_error_job=required
-  --task-tool test_tool_with_task=required --task-tool confirm_delete=optional,input-starts-task
-  --task-tool multi_input=optional,input-starts-task)
+# what the fixtures are: slow_compute a task for callers with the extension, failing_job,
+# protocol_error_job and test_tool_with_task always tasks, confirm_delete and multi_input tasks
+# that start when they ask for input (as their handlers' StartTask does on the backend, which a
+# legacy session does not show); the other tools (greet) never (a first call of a key may wait
+# for a backend process to start, longer than SyncWait).
+TASKS_BRIDGE_FLAGS=(--task-tool slow_compute=optional --task-tool failing_job=required
+  --task-tool protocol_error_job=required --task-tool test_tool_with_task=required
+  --task-tool confirm_delete=optional,input-starts-task --task-tool multi_input=optional,input-starts-task)
 # Scenarios not run through the bridge, each for a reason: a scenario whose fixture the backend
 # itself only runs as a task (TaskRequired: it refuses the bridge's session, which does not declare
 # the tasks extension, with -32021), since the bridge does not speak the tasks extension to a backend.
