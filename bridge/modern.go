@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/client"
-	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -48,7 +48,7 @@ func (b *Bridge) provideModern(ctx context.Context, req *mcp.MethodRequest, para
 	}
 	defer b.pool.release(s)
 	opts := []client.CallOption{
-		client.WithMeta(map[string]any{iclient.MetaClientCapabilities: caps}),
+		client.WithMeta(map[string]any{protocol.MetaClientCapabilities: caps}),
 		client.WithProgress(func(p client.Progress) { req.Progress(p.Progress, p.Total, p.Message) }),
 	}
 	if lvl != "" {

@@ -11,6 +11,7 @@ import (
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -25,7 +26,7 @@ type callConfig struct {
 	log      func(*LogMessage)
 	level    mcp.LogLevel
 	noCache  bool
-	relay    bool // ReturnInputRequired
+	relay    bool           // ReturnInputRequired
 	icMeta   map[string]any // _meta the interceptors add (intercept.go); it does not bypass the cache
 }
 
@@ -269,11 +270,11 @@ func resultType(res json.RawMessage) string {
 func (c *Client) metaFor(st *callState) map[string]any {
 	m := map[string]any{}
 	if c.ev.perRequestMeta() {
-		m[iclient.MetaProtocolVersion] = c.sess.Version()
-		m[iclient.MetaClientCapabilities] = c.meta
-		m[iclient.MetaClientInfo] = c.opts.ClientInfo
+		m[protocol.MetaProtocolVersion] = c.sess.Version()
+		m[protocol.MetaClientCapabilities] = c.meta
+		m[protocol.MetaClientInfo] = c.opts.ClientInfo
 		if st.cfg.level != "" {
-			m["io.modelcontextprotocol/logLevel"] = st.cfg.level
+			m[protocol.MetaLogLevel] = st.cfg.level
 		}
 	}
 	if st.token != "" {
@@ -315,6 +316,13 @@ func (c *Client) roundTrip(ctx context.Context, method string, params map[string
 		return nil, &ProtocolError{Method: method, Status: r.Status, Msg: "no JSON-RPC response: " + r.Describe()}
 	}
 	if r.Msg.Error != nil {
+		if ctx.Err() != nil {
+			// The server's answer to a cancelled call (its handler saw
+			// the cancellation too) won the race with ctx: the caller
+			// cancelled, so that is what it learns; the answer stays in
+			// the chain for errors.As.
+			return nil, fmt.Errorf("client: %s: %w (the server answered: %w)", method, ctx.Err(), rpcError(r.Msg.Error))
+		}
 		return nil, rpcError(r.Msg.Error)
 	}
 	res := r.Msg.Result

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -276,18 +277,18 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		if version == "" {
 			version = mcp.LegacyVersion
 		}
-		if !iclient.IsLegacy(version) {
+		if !protocol.IsLegacy(version) {
 			return nil, fmt.Errorf("client: Eras is LegacyOnly but Version %q is not a legacy version", version)
 		}
 	case ModernOnly:
-		if version != "" && iclient.IsLegacy(version) {
+		if version != "" && protocol.IsLegacy(version) {
 			return nil, fmt.Errorf("client: Eras is ModernOnly but Version %q is a legacy version", version)
 		}
 	case AnyEra:
 	default:
 		return nil, fmt.Errorf("client: unknown Eras %v", o.Eras)
 	}
-	if version != "" && !slices.Contains(iclient.ModernVersions, version) && !iclient.IsLegacy(version) {
+	if version != "" && !slices.Contains(protocol.ModernVersions, version) && !protocol.IsLegacy(version) {
 		return nil, fmt.Errorf("client: unknown protocol version %q", version)
 	}
 	if !o.NoCache {
@@ -304,7 +305,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	c.caps = c.declaredCapabilities()
 	c.meta, _ = json.Marshal(&c.caps)
 
-	conn, err := t.open(ctx, version != "" && iclient.IsLegacy(version))
+	conn, err := t.open(ctx, version != "" && protocol.IsLegacy(version))
 	if err != nil {
 		return nil, publicError(err)
 	}
@@ -336,7 +337,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		sess.Close()
 		return nil, errors.New("client: the server is a legacy one and Eras is ModernOnly")
 	}
-	if o.Version != "" && !iclient.IsLegacy(o.Version) && sess.Version() != o.Version {
+	if o.Version != "" && !protocol.IsLegacy(o.Version) && sess.Version() != o.Version {
 		sess.Close()
 		return nil, fmt.Errorf("client: the server does not serve the pinned version %s (it speaks %s)", o.Version, sess.Version())
 	}

@@ -10,6 +10,7 @@ import (
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
@@ -23,12 +24,12 @@ import (
 // (without the closing brace).
 func (c *Client) metaPrefix() []byte {
 	c.prefixOnce.Do(func() {
-		b := []byte(`{"io.modelcontextprotocol/protocolVersion":`)
+		b := []byte(`{"` + protocol.MetaProtocolVersion + `":`)
 		b = wire.AppendString(b, c.sess.Version())
-		b = append(b, `,"io.modelcontextprotocol/clientCapabilities":`...)
+		b = append(b, `,"`+protocol.MetaClientCapabilities+`":`...)
 		b = append(b, c.meta...)
 		info, _ := json.Marshal(c.opts.ClientInfo)
-		b = append(b, `,"io.modelcontextprotocol/clientInfo":`...)
+		b = append(b, `,"`+protocol.MetaClientInfo+`":`...)
 		b = append(b, info...)
 		c.prefix = b
 	})
@@ -100,7 +101,7 @@ func (c *Client) appendMeta(dst []byte, st *callState) ([]byte, error) {
 		// A caller's key that overrides a required one: the general path.
 		for _, m := range [...]map[string]any{st.cfg.meta, st.cfg.icMeta} {
 			for k := range m {
-				if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+				if strings.HasPrefix(k, protocol.MetaPrefix) {
 					raw, err := json.Marshal(c.metaFor(st))
 					return append(dst, raw...), err
 				}
@@ -121,7 +122,7 @@ func (c *Client) appendMeta(dst []byte, st *callState) ([]byte, error) {
 	}
 	if modern && st.cfg.level != "" {
 		sep()
-		b = append(b, `"io.modelcontextprotocol/logLevel":`...)
+		b = append(b, `"`+protocol.MetaLogLevel+`":`...)
 		b = wire.AppendString(b, string(st.cfg.level))
 	}
 	if st.token != "" {
@@ -234,11 +235,11 @@ func (c *Client) baseHeaders(method, name string) http.Header {
 		return h
 	}
 	h := http.Header{
-		"Mcp-Protocol-Version": {c.sess.Version()},
-		"Mcp-Method":           {method},
+		protocol.HeaderProtocolVersion: {c.sess.Version()},
+		protocol.HeaderMethod:          {method},
 	}
 	if name != "" {
-		h["Mcp-Name"] = []string{iclient.EncodeHeaderValue(name)}
+		h[protocol.HeaderName] = []string{iclient.EncodeHeaderValue(name)}
 	}
 	if c.headers.m == nil || len(c.headers.m) >= maxCachedHeaders {
 		c.headers.m = map[headerKey]http.Header{}

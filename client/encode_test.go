@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 // decodeJSON decodes b for a comparison by value (member order and
@@ -33,7 +34,7 @@ func generalRequest(t *testing.T, c *Client, method string, params map[string]an
 	for k, v := range params {
 		obj[k] = v
 	}
-	if meta := c.metaFor(st); len(meta) > 0 || c.sess.Era() == iclient.EraModern {
+	if meta := c.metaFor(st); len(meta) > 0 || c.sess.Era() == protocol.EraModern {
 		obj["_meta"] = meta
 	}
 	body, err := json.Marshal(obj)
@@ -41,7 +42,7 @@ func generalRequest(t *testing.T, c *Client, method string, params map[string]an
 		return nil, err
 	}
 	req := &iclient.Request{Method: method, Params: body}
-	if !c.http || c.sess.Era() != iclient.EraModern {
+	if !c.http || c.sess.Era() != protocol.EraModern {
 		return req, nil
 	}
 	var members map[string]json.RawMessage
@@ -83,7 +84,7 @@ func TestRequestMatchesGeneral(t *testing.T) {
 		{method: "tasks/get", params: map[string]any{"taskId": "t-1"}, cfg: callConfig{meta: map[string]any{"com.example/x": 1.5, "flag": true, "nothing": nil}}},
 		{method: "tools/list", params: map[string]any{"cursor": "c2", "a": []int{1, 2}, "z": map[string]any{"k": "v"}}, cfg: callConfig{icMeta: map[string]any{"k": "ic", "j": "ic"}, meta: map[string]any{"k": "caller"}}},
 		{method: "server/discover", params: map[string]any{}},
-		{method: "tools/call", params: map[string]any{"name": "x"}, cfg: callConfig{meta: map[string]any{iclient.MetaProtocolVersion: "override"}}},
+		{method: "tools/call", params: map[string]any{"name": "x"}, cfg: callConfig{meta: map[string]any{protocol.MetaProtocolVersion: "override"}}},
 	}
 	c := fuzzClient(nil, nil)
 	c.http = true

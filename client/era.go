@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -31,7 +32,7 @@ type clientEra interface {
 
 // eraFor is the implementation of the era sess settled on.
 func eraFor(sess *iclient.Session) clientEra {
-	if sess.Era() == iclient.EraLegacy {
+	if sess.Era() == protocol.EraLegacy {
 		return legacyClient{}
 	}
 	return modernClient{}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -602,11 +604,16 @@ func (b *backend) down(ctx context.Context) error {
 // forward sends req to backend b with params p, and names b in its
 // internal errors. A backend that is down is not asked: the error names it.
 func (g *router) forward(ctx context.Context, b *backend, req *mcp.MethodRequest, p map[string]json.RawMessage) (*mcp.ProvidedResult, error) {
-	if err := b.down(ctx); err != nil {
-		return nil, err
-	}
 	raw, err := json.Marshal(p)
 	if err != nil {
+		return nil, err
+	}
+	return g.forwardRaw(ctx, b, req, raw)
+}
+
+// forwardRaw is forward with the params already encoded.
+func (g *router) forwardRaw(ctx context.Context, b *backend, req *mcp.MethodRequest, raw []byte) (*mcp.ProvidedResult, error) {
+	if err := b.down(ctx); err != nil {
 		return nil, err
 	}
 	req.Params = raw
@@ -668,13 +675,9 @@ func (g *router) route(name string) (*backend, string, bool) {
 
 // callNamed routes tools/call and prompts/get by their name.
 func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.ProvidedResult, error) {
-	p, err := params(req)
+	name, rename, err := nameParam(req.Params)
 	if err != nil {
 		return nil, err
-	}
-	var name string
-	if err := json.Unmarshal(p["name"], &name); err != nil || name == "" {
-		return nil, mcp.InvalidParams("Invalid params: name must be a non-empty string")
 	}
 	b, inner, ok := g.route(name)
 	if ok && (len(name) > MaxNameLen || !nameChars.MatchString(name)) {
@@ -692,6 +695,59 @@ func (g *router) callNamed(ctx context.Context, req *mcp.MethodRequest) (*mcp.Pr
 		}
 		return nil, mcp.InvalidParams("Unknown prompt: " + name)
 	}
-	p["name"], _ = json.Marshal(inner)
-	return g.forward(ctx, b, req, p)
+	return g.forwardRaw(ctx, b, req, rename(inner))
+}
+
+// nameParam reads the "name" member of the params of a tools/call or
+// prompts/get (an object) without decoding the rest, and returns it with a
+// function that returns a copy of params whose name is another: the rest
+// of the params (arguments, _meta) goes to the backend byte for byte, not
+// decoded and encoded again. params is valid JSON (the front decoded the
+// request). Params with a key that repeats, or with an escaped key, are
+// decoded and encoded again instead (the last of each key wins, as in
+// encoding/json), so that a backend that reads the first of repeated keys
+// sees the name the gateway routed and checked, never another.
+func nameParam(params []byte) (string, func(string) []byte, error) {
+	it, ok := jsonscan.Object(params)
+	if !ok && len(bytes.TrimSpace(params)) > 0 && !bytes.Equal(bytes.TrimSpace(params), []byte("null")) {
+		return "", nil, mcp.InvalidParams("Invalid params: params must be an object")
+	}
+	var m jsonscan.Member
+	var span []byte
+	var keysBuf [8][]byte // params have a few keys: no allocation
+	keys := keysBuf[:0]
+	repeated := false
+	for ok && it.Next(&m) {
+		repeated = repeated || m.Escaped // an escaped key may spell another: compare decoded
+		for _, k := range keys {
+			repeated = repeated || bytes.Equal(k, m.Key)
+		}
+		keys = append(keys, m.Key)
+		if m.KeyIs("name") {
+			span = m.Value
+		}
+	}
+	name, isString := jsonscan.String(span)
+	if !isString || name == "" {
+		return "", nil, mcp.InvalidParams("Invalid params: name must be a non-empty string")
+	}
+	if repeated {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(params, &p); err != nil {
+			return "", nil, mcp.InvalidParams("Invalid params: params must be an object")
+		}
+		return name, func(to string) []byte {
+			p["name"], _ = json.Marshal(to)
+			out, _ := json.Marshal(p)
+			return out
+		}, nil
+	}
+	off := cap(params) - cap(span) // span is a slice of params
+	return name, func(to string) []byte {
+		enc, _ := json.Marshal(to)
+		out := make([]byte, 0, len(params)-len(span)+len(enc))
+		out = append(out, params[:off]...)
+		out = append(out, enc...)
+		return append(out, params[off+len(span):]...)
+	}, nil
 }

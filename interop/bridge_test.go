@@ -114,6 +114,13 @@ func TestBridgeEverything(t *testing.T) {
 		}
 	})
 
+	t.Run("elicitation as input_required", func(t *testing.T) { bridgeElicitation(t, b) })
+	t.Run("listen with resources/updated", func(t *testing.T) { bridgeListenUpdated(t, b) })
+	url := serveFront(t, b)
+	t.Run("legacy client", func(t *testing.T) { bridgeLegacyClient(t, b, url) })
+	t.Run("TypeScript client", func(t *testing.T) { bridgeTypeScript(t, url) })
+
+	// Last: it kills every backend process of this bridge.
 	t.Run("killed backend", func(t *testing.T) {
 		if runtime.GOOS != "linux" {
 			t.Skip("finds the backend processes in /proc")

@@ -6,10 +6,15 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpkit/mcpkit v0.0.0-00010101000000-000000000000
+	github.com/mcpkit/mcpkit/redis v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/redis/go-redis/v9 v9.23.0
 )
 
 require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
@@ -17,6 +22,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/oauth2 v0.38.0 // indirect
@@ -26,4 +32,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
-replace github.com/mcpkit/mcpkit => ../
+replace (
+	github.com/mcpkit/mcpkit => ../
+	github.com/mcpkit/mcpkit/redis => ../redis
+)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -332,7 +333,7 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodHead:
 	case http.MethodOptions:
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Mcp-Protocol-Version")
+		h.Set("Access-Control-Allow-Headers", protocol.HeaderProtocolVersion)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	default:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -13,20 +14,21 @@ import (
 // once, in package jsonrpc (jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest,
 // jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams and jsonrpc.CodeInternalError).
 const (
-	// CodeHeaderMismatch: HTTP headers disagree with the body, or a required
-	// header is missing or malformed.
-	CodeHeaderMismatch = -32020
-	// CodeMissingCapability: the request needs a client capability the
-	// client did not declare in this request's _meta (see
+	// CodeHeaderMismatch (-32020): HTTP headers disagree with the body, or
+	// a required header is missing or malformed.
+	CodeHeaderMismatch = protocol.CodeHeaderMismatch
+	// CodeMissingCapability (-32021): the request needs a client
+	// capability the client did not declare in this request's _meta (see
 	// MissingCapability).
-	CodeMissingCapability = -32021
-	// CodeUnsupportedVersion: the request's protocol version is not served.
-	CodeUnsupportedVersion = -32022
-	// CodeResourceNotFound is the legacy (2025-11-25) code for a resource
-	// that does not exist. Revision 2026-07-28 uses
+	CodeMissingCapability = protocol.CodeMissingCapability
+	// CodeUnsupportedVersion (-32022): the request's protocol version is
+	// not served.
+	CodeUnsupportedVersion = protocol.CodeUnsupportedVersion
+	// CodeResourceNotFound (-32002) is the legacy (2025-11-25) code for a
+	// resource that does not exist. Revision 2026-07-28 uses
 	// jsonrpc.CodeInvalidParams instead; ResourceNotFound makes the modern
 	// error, and a legacy session gets this code in its place.
-	CodeResourceNotFound = -32002
+	CodeResourceNotFound = protocol.CodeResourceNotFound
 )
 
 // Error is a protocol error: it becomes a JSON-RPC error response with its

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 func fuzzServer() *Server {
@@ -153,7 +154,7 @@ func FuzzScanMeta(f *testing.F) {
 			return
 		}
 		var want string
-		if v, ok := ref.Meta[metaProtocolVersion]; ok && json.Unmarshal(v, &want) == nil {
+		if v, ok := ref.Meta[protocol.MetaProtocolVersion]; ok && json.Unmarshal(v, &want) == nil {
 			var got string
 			if json.Unmarshal(rm.version, &got) != nil || got != want {
 				t.Fatalf("protocolVersion: scanMeta found %q, encoding/json %q", rm.version, want)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -240,9 +241,9 @@ func (s *Server) answerError(x *exchange, n Notifier, err error, dst []byte) ([]
 // pickHeaders picks the headers that validate reads out of h.
 func pickHeaders(h http.Header) httpHeaders {
 	return httpHeaders{
-		protocolVersion: h[hdrProtocolVersion],
-		method:          h[hdrMethod],
-		name:            h[hdrName],
+		protocolVersion: h[protocol.HeaderProtocolVersion],
+		method:          h[protocol.HeaderMethod],
+		name:            h[protocol.HeaderName],
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -24,9 +25,13 @@ import (
 // server with ServerOptions.Auth, a request also needs a bearer token (see
 // AuthOptions), checked after the Origin, size and media type checks.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var hh httpHeaders
+	// Everything read of the POST lives in one value on this frame (see
+	// postedRequest); the legacy era's paths get a pointer to it.
+	var post postedRequest
+	post.w, post.r = w, r
+	hh, buf, msg, mv := &post.hh, &post.buf, &post.msg, &post.mv
 	hh.scan(r.Header)
-	if !s.admitHTTP(w, r, &hh) {
+	if !s.admitHTTP(w, r, hh) {
 		return
 	}
 	// Admission (quota.go), before the body is read: a slot of the
@@ -41,7 +46,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.quota.exit()
 		}
 	}()
-	buf := s.getReqBuf()
+	*buf = s.getReqBuf()
 	defer buf.release(s) // nothing once a legacy call took it (legacy_call.go)
 	body, counted, ok := s.readHTTPBody(w, r, buf.p)
 	if counted > 0 {
@@ -50,18 +55,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var msg jsonrpc.Message
-	var mv metaVisitor
-	if !decodeHTTP(w, body, &msg, &mv) {
+	post.body = len(body)
+	if !decodeHTTP(w, body, msg, mv) {
 		return
 	}
-	principal, ok := s.authenticate(w, r, &msg)
+	principal, ok := s.authenticate(w, r, msg)
 	if !ok {
 		return
 	}
+	post.principal = principal
 	// Legacy-era traffic, by the routing rule in legacy.go: messages of a
 	// session (Mcp-Session-Id) and initialize (legacy_http.go).
-	if s.legacy != nil && s.serveLegacyPost(w, r, principal, &legacyPost{hh: &hh, msg: &msg, mv: &mv, buf: &buf, body: len(body)}) {
+	if s.legacy != nil && s.serveLegacyPost(&post) {
 		return
 	}
 	if msg.IsNotification() {
@@ -74,7 +79,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out := (*buf.p)[len(body):len(body)]
 	if msg.Method == "server/discover" && s.icpt == nil {
-		s.serveDiscoverHTTP(w, buf.p, out, &msg, &hh, &mv)
+		s.serveDiscoverHTTP(w, buf.p, out, msg, hh, mv)
 		return
 	}
 	if msg.Method == methodListen {
@@ -82,15 +87,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// in-flight requests.
 		slot = false
 		s.quota.exit()
-		s.detachListen(body, &buf, &msg, &mv)
+		s.detachListen(body, buf, msg, mv)
 		out = nil
 	}
 	// The message and the sink share one allocation: both outlive this
 	// frame (Handle keeps the message, handlers the sink).
-	hx := &httpExchange{msg: msg}
+	hx := &httpExchange{msg: *msg}
 	sink := &hx.sink
 	sink.w, sink.allowSSE, sink.keepAlive = w, acceptsSSE(hh.accept), s.keepAlive
-	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportStreamableHTTP, remote: r.RemoteAddr}, sink, &hh, &mv)
+	resp, status := s.handle(r.Context(), out, &Incoming{Message: &hx.msg, Header: r.Header, Principal: principal, Transport: TransportStreamableHTTP, remote: r.RemoteAddr}, sink, hh, mv)
 	keepGrown(buf.p, out, resp)
 	// The response counts against the in-flight budget while it is
 	// written, so that large responses being sent shed new requests.
@@ -471,13 +476,13 @@ func (hh *httpHeaders) scan(h http.Header) {
 			hh.accept = vs
 		case "Origin":
 			hh.origin = vs
-		case hdrSessionID:
+		case protocol.HeaderSessionID:
 			hh.sessionID = vs
-		case hdrProtocolVersion:
+		case protocol.HeaderProtocolVersion:
 			hh.protocolVersion = vs
-		case hdrMethod:
+		case protocol.HeaderMethod:
 			hh.method = vs
-		case hdrName:
+		case protocol.HeaderName:
 			hh.name = vs
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -19,6 +20,14 @@ import (
 // runs with (a tracing span, a deadline), or answer without calling next
 // (a rate limit, an authorization rule) by returning an Outcome with Err
 // set. It must call next at most once, on the goroutine it was called on.
+//
+// An interceptor that calls next and then returns an Outcome with Err set
+// refuses a call whose handler already ran: what the client was not told
+// does not stay behind. A tools/call that became a task has its task
+// cancelled (the client never learns its id), and a legacy session's
+// logging/setLevel, resources/subscribe and resources/unsubscribe change
+// the session only once the interceptors' outcome is a success. Other
+// effects of a handler (what a tool did) are the handler's own.
 //
 // Interceptors run in the order of ServerOptions.Interceptors, the first
 // outermost. A panic in an interceptor is recovered and answered as an
@@ -50,15 +59,16 @@ type Transport string
 // The transports. A custom transport calling Handle may name itself in
 // Incoming.Transport.
 const (
-	// TransportStdio is newline-delimited JSON-RPC over a process's stdin
-	// and stdout (either era).
-	TransportStdio Transport = "stdio"
-	// TransportStreamableHTTP is Streamable HTTP (either era).
-	TransportStreamableHTTP Transport = "streamable-http"
-	// TransportSSE is the HTTP+SSE transport of revision 2024-11-05,
-	// deprecated since: a client may fall back to it for an old server;
-	// the server does not serve it.
-	TransportSSE Transport = "http+sse"
+	// TransportStdio, "stdio", is newline-delimited JSON-RPC over a
+	// process's stdin and stdout (either era).
+	TransportStdio Transport = protocol.TransportStdio
+	// TransportStreamableHTTP, "streamable-http", is Streamable HTTP
+	// (either era).
+	TransportStreamableHTTP Transport = protocol.TransportStreamableHTTP
+	// TransportSSE, "http+sse", is the HTTP+SSE transport of revision
+	// 2024-11-05, deprecated since: a client may fall back to it for an
+	// old server; the server does not serve it.
+	TransportSSE Transport = protocol.TransportSSE
 )
 
 // Phase says which part of the protocol a call is.
@@ -346,13 +356,37 @@ func (s *Server) runIntercepted(ctx context.Context, xc *exchangeCall) ([]byte, 
 	switch {
 	case o.Err != nil && (!ran || o.Err != xc.inner.Err):
 		// An interceptor answered, or replaced the method's answer.
+		if ran && xc.inner.Err == nil && xc.inner.ResultType == resultTask {
+			s.cancelRefusedTask(ctx, xc)
+		}
 		out, status = appendEraError(x.era(), dst[:mark], x.id, o.Err)
+	case ran && o.Err == nil && xc.inner.Err == nil:
+		xc.commitSessionChange(ctx)
 	case !ran:
 		s.log.Error("mcp: an interceptor returned without calling next or setting Outcome.Err", "method", x.method)
 		e := &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
 		out, status = appendEraError(x.era(), dst[:mark], x.id, e)
 	}
 	return out, status
+}
+
+// cancelRefusedTask cancels the task that the call of xc created when an
+// interceptor answered the call with an error after its handler ran: the
+// client never learns the task's id, so the task must not go on running
+// (and counting against its quotas) unseen.
+func (s *Server) cancelRefusedTask(ctx context.Context, xc *exchangeCall) {
+	res, ok := jsonscan.Lookup(xc.out[xc.mark:], "result")
+	if !ok {
+		return
+	}
+	v, _ := jsonscan.Lookup(res, "taskId")
+	id, ok := jsonscan.String(v)
+	if !ok || id == "" {
+		return
+	}
+	if err := s.tasks.cancelTask(context.WithoutCancel(ctx), id, "Cancelled: an interceptor refused the call that created it"); err != nil {
+		s.log.Warn("mcp: cancelling the task of a refused call", "task", id, "err", err)
+	}
 }
 
 // answeredError is the *Error that answers err, as answerError makes it.

@@ -593,3 +593,113 @@ func TestCallRegistered(t *testing.T) {
 		t.Errorf("Registered by call (-want +got):\n%s", diff)
 	}
 }
+
+// refuseAfter is an interceptor that lets the calls of method whose Name
+// is name run, then answers them with an error, as a policy that checks a
+// call's outcome would.
+func refuseAfter(method, name string) Interceptor {
+	return func(ctx context.Context, c *Call, next CallHandler) Outcome {
+		o := next(ctx, c)
+		if c.Method == method && c.Name == name && c.Phase == PhaseRequest {
+			e := &Error{Code: jsonrpc.CodeInvalidRequest, Message: "refused by policy"}
+			return Outcome{Err: e, HTTPStatus: e.HTTPStatus()}
+		}
+		return o
+	}
+}
+
+// TestInterceptorRefusedTaskIsCancelled checks that a tool call that
+// became a task and that an interceptor then answered with an error does
+// not leave the task running unseen: the client never learns its id, so
+// its handler is stopped.
+func TestInterceptorRefusedTaskIsCancelled(t *testing.T) {
+	s := NewServer(&ServerOptions{Interceptors: []Interceptor{refuseAfter("tools/call", "slow")}, Tasks: TaskOptions{SyncWait: -1}, Logger: discardLogger()})
+	stopped := make(chan error, 1)
+	AddTool(s, &Tool{Name: "slow", Description: "d", TaskSupport: TaskRequired}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+		<-ctx.Done()
+		stopped <- context.Cause(ctx)
+		return "", ctx.Err()
+	})
+	t.Cleanup(func() { s.Shutdown(context.Background()) })
+	r := ext(t, s, "tools/call", `{"name":"slow","arguments":{}}`)
+	if r.Error == nil || r.Error.Message != "refused by policy" {
+		t.Fatalf("tools/call: error %+v, result %+v; want the interceptor's error", r.Error, r.Result)
+	}
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, errTaskCancelled) {
+			t.Errorf("the handler stopped with %v, want the task's cancellation", err)
+		}
+	case <-time.After(10 * time.Second): // a guard: without the fix it runs until Shutdown
+		t.Fatal("the task of the refused call still runs")
+	}
+}
+
+// TestInterceptorRefusedSessionChange checks that a legacy session's
+// resources/subscribe and logging/setLevel that an interceptor answers
+// with an error after their handler ran leave the session as it was: no
+// updates for the refused URI, no change of level.
+func TestInterceptorRefusedSessionChange(t *testing.T) {
+	s := NewServer(&ServerOptions{Logger: discardLogger(), Interceptors: []Interceptor{
+		refuseAfter("resources/subscribe", "file:///refused"),
+		refuseAfter("logging/setLevel", ""),
+	}})
+	for _, uri := range []string{"file:///refused", "file:///allowed"} {
+		s.AddResource(&Resource{URI: uri, Name: "r"}, func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
+			return &ReadResourceResult{}, nil
+		})
+	}
+	AddTool(s, &Tool{Name: "log", Description: "Logs at info."}, func(ctx context.Context, req *ToolRequest, in struct{}) (string, error) {
+		req.Log(LevelInfo, "t", "an info message")
+		return "logged", nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(context.Background(), inR, outW) }()
+	br := bufio.NewReader(outR)
+	send := func(line string) {
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() string {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	read()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, line := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///refused"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"file:///allowed"}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"error"}}`,
+	} {
+		send(line)
+		l := read()
+		if refused := i != 1; refused != strings.Contains(l, "refused by policy") {
+			t.Fatalf("answer %d: %s", i, l)
+		}
+	}
+	// In the order sent: an update of the refused URI (which must not
+	// arrive), then one of the allowed URI.
+	s.NotifyResourceUpdated("file:///refused")
+	s.NotifyResourceUpdated("file:///allowed")
+	if l := read(); !strings.Contains(l, `"file:///allowed"`) {
+		t.Errorf("first notification %s, want the allowed URI's update only", l)
+	}
+	// The level stays what it was (debug): the info message arrives
+	// before the result.
+	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"log","arguments":{}}}`)
+	if l := read(); !strings.Contains(l, "an info message") {
+		t.Errorf("after a refused setLevel: %s, want the info log message first", l)
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -49,41 +49,36 @@ import (
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
 // Era is the generation of the protocol a request speaks.
 type Era uint8
 
-// The eras.
+// The eras: EraModern is 0, EraLegacy 1.
 const (
 	// EraModern is revision 2026-07-28 and later: stateless, every request
 	// carries its version and client capabilities in _meta.
-	EraModern Era = iota
+	EraModern Era = Era(protocol.EraModern)
 	// EraLegacy is revisions 2025-11-25 and earlier: an initialize
 	// handshake opens a session that fixes the version and capabilities.
-	EraLegacy
+	EraLegacy Era = Era(protocol.EraLegacy)
 )
 
 // String returns "modern" or "legacy".
-func (e Era) String() string {
-	if e == EraLegacy {
-		return "legacy"
-	}
-	return "modern"
-}
+func (e Era) String() string { return protocol.Era(e).String() }
 
-// LegacyVersion is the newest legacy (initialize-based) revision served.
-const LegacyVersion = "2025-11-25"
-
-// legacyVersions are the legacy revisions served, newest first. 2024-11-05
-// is served over stdio and Streamable HTTP only (not over its own,
-// deprecated HTTP+SSE transport).
-var legacyVersions = []string{LegacyVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+// LegacyVersion is the newest legacy (initialize-based) revision served,
+// "2025-11-25". The legacy revisions served are protocol.LegacyVersions:
+// 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05, the last over stdio
+// and Streamable HTTP only (not over its own, deprecated HTTP+SSE
+// transport).
+const LegacyVersion = protocol.LegacyVersion
 
 // primingVersion is the first revision whose clients expect a priming SSE
 // event (an id and empty data); older clients would choke on empty data.
-const primingVersion = "2025-11-25"
+const primingVersion = protocol.LegacyVersion
 
 // legacyEra holds the state of the legacy era of one Server.
 type legacyEra struct {
@@ -98,9 +93,9 @@ type legacyEra struct {
 // Legacy.Disable.
 func (s *Server) initLegacy() {
 	o := &s.opts.Legacy
-	s.versions = append(slices.Clone(s.modern), legacyVersions...)
+	s.versions = append(slices.Clone(s.modern), protocol.LegacyVersions...)
 	if o.Only {
-		s.versions = slices.Clone(legacyVersions)
+		s.versions = slices.Clone(protocol.LegacyVersions)
 	}
 	idle := setting("Legacy.SessionIdleTimeout", o.SessionIdleTimeout, DefaultSessionIdleTimeout)
 	store := o.SessionStore
@@ -123,8 +118,8 @@ func (s *Server) initializeHint() string {
 	if s.legacy == nil {
 		return "this server speaks the stateless MCP protocol without an initialize handshake, versions " + strings.Join(s.versions, ", ")
 	}
-	return "a request carrying _meta[\"" + metaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
-		"), which has no handshake; legacy clients (" + strings.Join(legacyVersions, ", ") + ") send initialize without it"
+	return "a request carrying _meta[\"" + protocol.MetaProtocolVersion + "\"] speaks the stateless protocol (" + strings.Join(s.modern, ", ") +
+		"), which has no handshake; legacy clients (" + strings.Join(protocol.LegacyVersions, ", ") + ") send initialize without it"
 }
 
 // legacyOnly reports whether s serves the legacy era alone (Legacy.Only).
@@ -132,7 +127,7 @@ func (s *Server) legacyOnly() bool { return s.legacy != nil && s.legacy.only }
 
 // isLegacyVersion reports whether v names a served legacy version.
 func (s *Server) isLegacyVersion(v string) bool {
-	return s.legacy != nil && slices.Contains(legacyVersions, v)
+	return s.legacy != nil && slices.Contains(protocol.LegacyVersions, v)
 }
 
 // hasModernMeta reports whether params carry the modern era's marker,
@@ -145,7 +140,7 @@ func hasModernMeta(params []byte) bool {
 	if !ok || !jsonscan.IsObject(meta) {
 		return false
 	}
-	_, ok = jsonscan.Lookup(meta, metaProtocolVersion)
+	_, ok = jsonscan.Lookup(meta, protocol.MetaProtocolVersion)
 	return ok
 }
 
@@ -379,7 +374,7 @@ func (s *Server) initialize(dst []byte, ss *session, msg *jsonrpc.Message) ([]by
 		}
 	}
 	version := LegacyVersion
-	if slices.Contains(legacyVersions, *p.ProtocolVersion) {
+	if slices.Contains(protocol.LegacyVersions, *p.ProtocolVersion) {
 		version = *p.ProtocolVersion
 	}
 	st := &SessionState{ProtocolVersion: version, ClientInfo: p.ClientInfo, ClientCapabilities: p.Capabilities}
@@ -444,19 +439,25 @@ func (s *Server) initializeResult(version string) []byte {
 // handleSetLevel serves logging/setLevel: later log notifications of the
 // session go out at this level and above.
 func handleSetLevel(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	v, _ := jsonscan.Lookup(x.params, "level")
-	l, ok := jsonscan.String(v)
-	if !ok || LogLevel(l).severity() < 0 {
-		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+	change, err := x.sessionChange()
+	if err != nil {
+		return nil, err
 	}
-	x.session().update(ctx, func(st *SessionState) { st.LogLevel = LogLevel(l) })
+	x.applySessionChange(ctx, change)
 	return x.appendRaw(dst, []byte("{}")), nil
 }
 
-// handleSubscribe serves resources/subscribe and resources/unsubscribe.
-func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
-	if x.snap.caps.Resources == nil {
-		return nil, methodNotFound(x.method)
+// sessionChange returns the change that a legacy logging/setLevel,
+// resources/subscribe or resources/unsubscribe makes to its session's
+// state, or the error that answers invalid params.
+func (x *exchange) sessionChange() (func(st *SessionState), error) {
+	if x.method == "logging/setLevel" {
+		v, _ := jsonscan.Lookup(x.params, "level")
+		l, ok := jsonscan.String(v)
+		if !ok || LogLevel(l).severity() < 0 {
+			return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+		}
+		return func(st *SessionState) { st.LogLevel = LogLevel(l) }, nil
 	}
 	v, _ := jsonscan.Lookup(x.params, "uri")
 	uri, ok := jsonscan.String(v)
@@ -464,11 +465,7 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		return nil, InvalidParams("Invalid params: " + x.method + " needs a string uri")
 	}
 	sub := x.method == "resources/subscribe"
-	ss := x.session()
-	if err := ss.observe(ctx, x, uri, sub); err != nil {
-		return nil, err
-	}
-	ss.update(ctx, func(st *SessionState) {
+	return func(st *SessionState) {
 		i := slices.Index(st.Subscriptions, uri)
 		switch {
 		case sub && i < 0:
@@ -476,7 +473,52 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 		case !sub && i >= 0:
 			st.Subscriptions = slices.Delete(slices.Clone(st.Subscriptions), i, i+1)
 		}
-	})
+	}, nil
+}
+
+// applySessionChange applies change to the session's state at once on a
+// server without interceptors. With interceptors it is applied once their
+// outcome is known to be a success (commitSessionChange): a call that an
+// interceptor fails after its handler ran leaves the session as it was.
+func (x *exchange) applySessionChange(ctx context.Context, change func(st *SessionState)) {
+	if x.s.icpt == nil {
+		x.session().update(ctx, change)
+	}
+}
+
+// commitSessionChange applies the session change of a legacy call that
+// changes its session's state (sessionChange) and that the interceptors
+// answered with success.
+func (xc *exchangeCall) commitSessionChange(ctx context.Context) {
+	x := xc.x
+	switch x.method {
+	case "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+	default:
+		return
+	}
+	if xc.session == nil {
+		return
+	}
+	if change, err := x.sessionChange(); err == nil {
+		xc.session.update(ctx, change)
+	}
+}
+
+// handleSubscribe serves resources/subscribe and resources/unsubscribe.
+func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, error) {
+	if x.snap.caps.Resources == nil {
+		return nil, methodNotFound(x.method)
+	}
+	change, err := x.sessionChange()
+	if err != nil {
+		return nil, err
+	}
+	v, _ := jsonscan.Lookup(x.params, "uri")
+	uri, _ := jsonscan.String(v) // sessionChange checked it
+	if err := x.session().observe(ctx, x, uri, x.method == "resources/subscribe"); err != nil {
+		return nil, err
+	}
+	x.applySessionChange(ctx, change)
 	return x.appendRaw(dst, []byte("{}")), nil
 }
 
@@ -535,7 +577,7 @@ func appendLegacyResult(dst, result []byte) []byte {
 			mi, _ := jsonscan.Object(m.Value)
 			var mm jsonscan.Member
 			for mi.Next(&mm) {
-				if mm.KeyIs(metaServerInfo) {
+				if mm.KeyIs(protocol.MetaServerInfo) {
 					continue
 				}
 				if n > 0 {

@@ -6,7 +6,6 @@ package mcp
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -149,26 +148,25 @@ func (p *legacyWorkers) reap() {
 // (notifications/cancelled and the end of the session are). The response
 // travels on the request's stream, which outlives its connection: if the
 // connection is lost or the handler calls LegacyRequest.CloseSSEStream, the
-// client resumes with GET and Last-Event-ID. lp holds what ServeHTTP
-// decoded from the body; the call takes its buffer unless it answers at
-// once.
-func (ss *session) serveRequest(w http.ResponseWriter, r *http.Request, p *Principal, lp *legacyPost) {
-	msg := lp.msg
+// client resumes with GET and Last-Event-ID. post is the POST as ServeHTTP
+// read it; the call takes its buffer unless it answers at once.
+func (ss *session) serveRequest(post *postedRequest) {
+	w, r, msg := post.w, post.r, &post.msg
 	s := ss.srv
-	c := &legacyCall{ss: ss, msg: *msg, body: lp.body}
-	c.pre.rm, c.pre.err = lp.mv.rm, lp.mv.err
+	c := &legacyCall{ss: ss, msg: *msg, body: post.body}
+	c.pre.rm, c.pre.err = post.mv.rm, post.mv.err
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	if !ss.trackRequest(msg.ID, c.cancel) {
 		c.cancel()
 		writeHTTPError(w, msg.ID, errDuplicateID)
 		return
 	}
-	c.buf = lp.buf.take()
+	c.buf = post.buf.take()
 	// The handler may outlive ServeHTTP; it only reads the request's
 	// header map, which net/http does not reuse.
-	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: p, Transport: TransportStreamableHTTP, remote: r.RemoteAddr, session: ss}
+	c.in = Incoming{Message: &c.msg, Header: r.Header, Principal: post.principal, Transport: TransportStreamableHTTP, remote: r.RemoteAddr, session: ss}
 	ss.addStream(&c.st)
-	c.conn.init(w, acceptsSSE(lp.hh.accept))
+	c.conn.init(w, acceptsSSE(post.hh.accept))
 	c.st.attach(&c.conn, -1)
 	s.legacy.workers.dispatch(c)
 	c.st.hold(r.Context(), &c.conn)

@@ -15,10 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
-
-const hdrSessionID = "Mcp-Session-Id"
 
 // sseRetry is the reconnection delay sent in priming events: how long a
 // polling client waits before it resumes a stream.
@@ -39,32 +38,37 @@ var (
 	errDuplicateID     = &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Invalid Request: a request with this id is already in flight in this session"}
 )
 
-// legacyPost is what ServeHTTP read of a POST, handed to the legacy era's
-// paths (serveLegacyPost, session.serveRequest): the parts that live on
-// ServeHTTP's frame. (The ResponseWriter, the Request and the Principal,
-// which a session's call keeps, travel as parameters of their own: a
-// struct that held them too would move ServeHTTP's message, headers and
-// buffer to the heap, since escape analysis does not tell fields apart.)
-// Nothing keeps a pointer to a legacyPost past the call.
-type legacyPost struct {
+// postedRequest is one POST as ServeHTTP read it: the parameters of the legacy
+// era's paths (serveLegacyPost, session.serveRequest) in one value.
+// ServeHTTP keeps it on its frame and hands out a pointer, which nothing
+// keeps past the call. The headers, the message, its _meta and the buffer
+// are held by value, not by pointer: escape analysis does not tell a
+// struct's fields apart, so once a session's call keeps the ResponseWriter,
+// the Request or the Principal, every pointer in the struct is taken to
+// leak, and pointers to ServeHTTP's locals would move them to the heap.
+// Held by value, only what they point to (the pooled buffer, the request's
+// header map, all on the heap already) is taken to leak.
+type postedRequest struct {
+	w         http.ResponseWriter
+	r         *http.Request
+	principal *Principal // the authenticated caller, if any
 	// hh holds the request's headers, picked by ServeHTTP.
-	hh *httpHeaders
+	hh httpHeaders
 	// msg and its _meta mv were decoded from the body, the first body
 	// bytes of buf.
-	msg *jsonrpc.Message
-	mv  *metaVisitor
+	msg jsonrpc.Message
+	mv  metaVisitor
 	// buf is ServeHTTP's pooled buffer: a request of a session takes it
 	// (serveRequest); body is the length of the body in it.
-	buf  *reqBuf
+	buf  reqBuf
 	body int
 }
 
 // serveLegacyPost serves a POST of the legacy era and reports true, or
 // reports false for modern traffic, which ServeHTTP then serves. A request
-// of a session takes the pooled buffer (see serveRequest). p is the
-// authenticated caller, if any.
-func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, p *Principal, lp *legacyPost) bool {
-	hh, msg := lp.hh, lp.msg
+// of a session takes the pooled buffer (see serveRequest).
+func (s *Server) serveLegacyPost(post *postedRequest) bool {
+	w, r, p, hh, msg := post.w, post.r, post.principal, &post.hh, &post.msg
 	if s.legacy == nil {
 		return false
 	}
@@ -106,7 +110,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, p *Prin
 		return true
 	}
 	if v := hh.protocolVersion; len(v) > 0 && !s.isLegacyVersion(v[0]) {
-		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(legacyVersions, ", "), status: http.StatusBadRequest})
+		writeHTTPError(w, msg.ID, &Error{Code: jsonrpc.CodeInvalidRequest, Message: "Bad Request: unsupported MCP-Protocol-Version " + strconv.Quote(v[0]) + " for this session; supported: " + strings.Join(protocol.LegacyVersions, ", "), status: http.StatusBadRequest})
 		return true
 	}
 	switch {
@@ -117,7 +121,7 @@ func (s *Server) serveLegacyPost(w http.ResponseWriter, r *http.Request, p *Prin
 		ss.handleNotification(heapMsg(msg))
 		w.WriteHeader(http.StatusAccepted)
 	default:
-		ss.serveRequest(w, r, p, lp)
+		ss.serveRequest(post)
 	}
 	return true
 }
@@ -170,7 +174,7 @@ func (s *Server) legacyInitialize(w http.ResponseWriter, r *http.Request, msg *j
 			writeSessionError(w, msg.ID, err)
 			return
 		}
-		w.Header().Set(hdrSessionID, ss.id)
+		w.Header().Set(protocol.HeaderSessionID, ss.id)
 	}
 	w.Header()["Content-Type"] = jsonContentType
 	setRetryAfter(w.Header(), status)
@@ -186,7 +190,7 @@ func (s *Server) serveLegacyStream(w http.ResponseWriter, r *http.Request) bool 
 	if s.legacy == nil {
 		return false
 	}
-	sid := r.Header[hdrSessionID]
+	sid := r.Header[protocol.HeaderSessionID]
 	if len(sid) == 0 || (r.Method != http.MethodGet && r.Method != http.MethodDelete) {
 		return false
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpkit/mcpkit/internal/park"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
@@ -564,9 +565,9 @@ func openListen(ctx context.Context, x *exchange) (*listenStream, error) {
 	// The stream keeps the tag, with room for a short change after it;
 	// the acknowledgement is built in a pooled buffer.
 	id := x.id.Raw()
-	tag := make([]byte, 0, len(`{"_meta":{`)+len(metaSubscriptionID)+len(id)+48)
+	tag := make([]byte, 0, len(`{"_meta":{`)+len(protocol.MetaSubscriptionID)+len(id)+48)
 	tag = append(tag, `{"_meta":{`...)
-	tag = appendMember(tag, metaSubscriptionID, id)
+	tag = appendMember(tag, protocol.MetaSubscriptionID, id)
 	tag = append(tag, '}')
 	st.params, st.tag = tag, len(tag)
 	buf := x.s.getBuf()

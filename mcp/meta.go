@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
@@ -238,13 +239,13 @@ func scanParams(params []byte, pv *paramValues) (reqMeta, *Error) {
 			rm.p.present, perr = true, nil
 			for inner.Next(&m) {
 				switch string(memberKey(&m)) {
-				case metaProtocolVersion:
+				case protocol.MetaProtocolVersion:
 					rm.version = m.Value
-				case metaClientCapabilities:
+				case protocol.MetaClientCapabilities:
 					rm.caps = m.Value
-				case metaClientInfo:
+				case protocol.MetaClientInfo:
 					rm.clientInfo = m.Value
-				case metaLogLevel:
+				case protocol.MetaLogLevel:
 					rm.logLevel = m.Value
 				case "progressToken":
 					rm.progressToken = m.Value
@@ -287,13 +288,13 @@ func (v *metaVisitor) visit(ev wire.Event, key []byte, escaped bool, value []byt
 		*v = metaVisitor{}
 	case wire.MetaMember:
 		switch string(memberKey(&m)) {
-		case metaProtocolVersion:
+		case protocol.MetaProtocolVersion:
 			v.pending.version = value
-		case metaClientCapabilities:
+		case protocol.MetaClientCapabilities:
 			v.pending.caps = value
-		case metaClientInfo:
+		case protocol.MetaClientInfo:
 			v.pending.clientInfo = value
-		case metaLogLevel:
+		case protocol.MetaLogLevel:
 			v.pending.logLevel = value
 		case "progressToken":
 			v.pending.progressToken = value
@@ -338,7 +339,7 @@ func (v *metaVisitor) finish(params []byte) {
 // isProtocolMetaKey reports whether a _meta key is the protocol's own:
 // io.modelcontextprotocol/... and progressToken.
 func isProtocolMetaKey(k []byte) bool {
-	return string(k) == "progressToken" || bytes.HasPrefix(k, []byte("io.modelcontextprotocol/"))
+	return string(k) == "progressToken" || bytes.HasPrefix(k, []byte(protocol.MetaPrefix))
 }
 
 // extraMeta returns the _meta object of params when it has members that
@@ -403,7 +404,7 @@ func (rm *reqMeta) decodeInfoCached(info *RequestInfo, version string, cache *cl
 		info.ClientCapabilities = ClientCapabilities{}
 		info.caps, info.roots = capStore{}, RootsCapability{}
 		if err := json.Unmarshal(rm.caps, &info.ClientCapabilities); err != nil {
-			return InvalidParams("Invalid params: malformed " + metaClientCapabilities)
+			return InvalidParams("Invalid params: malformed " + protocol.MetaClientCapabilities)
 		}
 	}
 	if len(rm.clientInfo) > 0 {
@@ -416,7 +417,7 @@ func (rm *reqMeta) decodeInfoCached(info *RequestInfo, version string, cache *cl
 	if len(rm.logLevel) > 0 {
 		s, ok := jsonscan.String(rm.logLevel)
 		if !ok || LogLevel(s).severity() < 0 {
-			return InvalidParams("Invalid params: " + metaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
+			return InvalidParams("Invalid params: " + protocol.MetaLogLevel + " must be one of debug, info, notice, warning, error, critical, alert, emergency")
 		}
 		info.LogLevel = LogLevel(s)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -252,7 +253,7 @@ func splitResult(raw json.RawMessage) (body, meta []byte, err error) {
 	if mv, ok := m["_meta"]; ok {
 		var mm map[string]json.RawMessage
 		if json.Unmarshal(mv, &mm) == nil {
-			delete(mm, metaServerInfo)
+			delete(mm, protocol.MetaServerInfo)
 			if len(mm) > 0 {
 				meta, _ = json.Marshal(mm)
 			}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 // ServerOptions configures a Server. Every field is optional, and the zero
@@ -209,7 +211,7 @@ func NewServer(opts *ServerOptions) *Server {
 	s.pageSize = setting("PageSize", o.PageSize, 100)
 	s.maxBody = setting("MaxMessageBytes", o.MaxMessageBytes, 4<<20)
 	s.maxHeader = setting("HTTP.MaxHeaderBytes", o.HTTP.MaxHeaderBytes, 64<<10)
-	s.modern = []string{LatestVersion}
+	s.modern = slices.Clone(protocol.ModernVersions)
 	s.versions = s.modern
 	if o.Legacy.Only && o.Legacy.Disable {
 		panic("mcp.NewServer: Legacy.Only and Legacy.Disable together leave no era to serve")
@@ -219,7 +221,7 @@ func NewServer(opts *ServerOptions) *Server {
 	}
 
 	info := s.implementation()
-	s.serverInfo = appendMember(nil, metaServerInfo, mustMarshal(info))
+	s.serverInfo = appendMember(nil, protocol.MetaServerInfo, mustMarshal(info))
 
 	o.Cache.TTL = offSetting(o.Cache.TTL, time.Hour)
 	s.cacheHint = s.appendHint(nil, 0, "")

@@ -450,36 +450,44 @@ func handleTasksCancel(ctx context.Context, x *exchange, dst []byte) ([]byte, er
 		return nil, err
 	}
 	if !t.Status.Terminal() {
-		ts := &x.s.tasks
-		now := ts.now()
-		cancelled := false
-		_, err := ts.store.Update(ctx, id, func(t *TaskRecord) (bool, error) {
-			cancelled = !t.Status.Terminal()
-			if !cancelled {
-				return false, nil // finished meanwhile: it stays as it ended
-			}
-			if err := moveTask(t, TaskCancelled); err != nil {
-				cancelled = false
-				return false, err
-			}
-			t.StatusMessage = "Cancelled by the client"
-			t.InputRequests, t.Runner, t.LeaseUntil = nil, "", time.Time{}
-			t.UpdatedAt = now
-			ts.keep(t, now)
-			return true, nil
-		})
-		if err != nil {
-			return nil, ts.storeError(err, id)
-		}
-		if cancelled {
-			ts.changed(id)
-		}
-		// Tell the runner, wherever it is, to stop the handler.
-		if err := ts.store.Publish(ctx, id); err != nil {
-			x.s.log.Warn("mcp: publishing a task cancellation", "task", id, "err", err)
+		if err := x.s.tasks.cancelTask(ctx, id, "Cancelled by the client"); err != nil {
+			return nil, err
 		}
 	}
 	return x.appendResult(dst, resultComplete, false, nil, nil), nil
+}
+
+// cancelTask moves task id to cancelled with the status message msg,
+// unless it ended meanwhile, and tells its runner, wherever it is, to stop
+// the handler.
+func (ts *taskState) cancelTask(ctx context.Context, id, msg string) error {
+	now := ts.now()
+	cancelled := false
+	_, err := ts.store.Update(ctx, id, func(t *TaskRecord) (bool, error) {
+		cancelled = !t.Status.Terminal()
+		if !cancelled {
+			return false, nil // finished meanwhile: it stays as it ended
+		}
+		if err := moveTask(t, TaskCancelled); err != nil {
+			cancelled = false
+			return false, err
+		}
+		t.StatusMessage = msg
+		t.InputRequests, t.Runner, t.LeaseUntil = nil, "", time.Time{}
+		t.UpdatedAt = now
+		ts.keep(t, now)
+		return true, nil
+	})
+	if err != nil {
+		return ts.storeError(err, id)
+	}
+	if cancelled {
+		ts.changed(id)
+	}
+	if err := ts.store.Publish(ctx, id); err != nil {
+		ts.s.log.Warn("mcp: publishing a task cancellation", "task", id, "err", err)
+	}
+	return nil
 }
 
 // fail moves t to failed with the error e, and leaves it as it is when

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 // startTaskListen runs a subscriptions/listen request with the given caps
@@ -67,7 +68,7 @@ func testTaskStatusNotifications(t *testing.T) {
 		if n.Method != "notifications/tasks" || n.Params["taskId"] != id {
 			t.Fatalf("notification %s", m)
 		}
-		if meta, _ := n.Params["_meta"].(map[string]any); meta[metaSubscriptionID] != 9.0 {
+		if meta, _ := n.Params["_meta"].(map[string]any); meta[protocol.MetaSubscriptionID] != 9.0 {
 			t.Errorf("notification not tagged with the subscription: %s", m)
 		}
 		if _, ok := n.Params["resultType"]; ok {

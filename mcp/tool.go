@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/schema"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
@@ -573,7 +574,7 @@ func paramHeaders(schemaJSON []byte) ([]paramHeader, error) {
 				if typ != "string" && typ != "integer" && typ != "boolean" {
 					return fmt.Errorf("property %q: x-mcp-header needs type string, integer or boolean", strings.Join(ppath, "."))
 				}
-				out = append(out, paramHeader{header: canonicalHeader(hdrParamPrefix + name), path: ppath, typ: typ})
+				out = append(out, paramHeader{header: canonicalHeader(protocol.HeaderParamPrefix + name), path: ppath, typ: typ})
 			}
 			if err := walkProps(pm, ppath); err != nil {
 				return err

@@ -2,20 +2,15 @@ package mcp
 
 import (
 	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
-// LatestVersion is the newest protocol revision this package implements.
-const LatestVersion = "2026-07-28"
-
-// Reserved _meta keys of revision 2026-07-28.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-)
+// LatestVersion is the newest protocol revision this package implements,
+// "2026-07-28". (The protocol's vocabulary, the versions, the codes, the
+// eras and the transport names, is declared once, in an internal package
+// that the client's internals share; this package exports it.)
+const LatestVersion = protocol.LatestVersion
 
 // Implementation names a client or server and its version. It is
 // self-reported and never used for security decisions.

@@ -7,17 +7,13 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// Canonical header keys (net/http canonicalizes incoming header names, so
-// the checks below are case-insensitive in the header name).
-const (
-	hdrProtocolVersion = "Mcp-Protocol-Version"
-	hdrMethod          = "Mcp-Method"
-	hdrName            = "Mcp-Name"
-	hdrParamPrefix     = "Mcp-Param-"
-)
+// The header keys (protocol.Header*) are canonical: net/http canonicalizes
+// incoming header names, so the checks below are case-insensitive in the
+// header name.
 
 // validate checks a request in the order that revision 2026-07-28 and the
 // conformance suite require, and returns the served protocol version and
@@ -55,15 +51,15 @@ func (s *Server) validate(msg *jsonrpc.Message, hh *httpHeaders, mv *metaVisitor
 	}
 	switch {
 	case !rm.p.present:
-		return "", rm, InvalidParams("Invalid params: missing params._meta with " + metaProtocolVersion + " and " + metaClientCapabilities)
+		return "", rm, InvalidParams("Invalid params: missing params._meta with " + protocol.MetaProtocolVersion + " and " + protocol.MetaClientCapabilities)
 	case rm.version == nil:
-		return "", rm, InvalidParams("Invalid params: missing _meta[\"" + metaProtocolVersion + "\"]")
+		return "", rm, InvalidParams("Invalid params: missing _meta[\"" + protocol.MetaProtocolVersion + "\"]")
 	case rm.caps == nil:
-		return "", rm, InvalidParams("Invalid params: missing _meta[\"" + metaClientCapabilities + "\"]")
+		return "", rm, InvalidParams("Invalid params: missing _meta[\"" + protocol.MetaClientCapabilities + "\"]")
 	case jsonscan.Kind(rm.version) != '"':
-		return "", rm, InvalidParams("Invalid params: _meta[\"" + metaProtocolVersion + "\"] must be a string")
+		return "", rm, InvalidParams("Invalid params: _meta[\"" + protocol.MetaProtocolVersion + "\"] must be a string")
 	case !jsonscan.IsObject(rm.caps):
-		return "", rm, InvalidParams("Invalid params: _meta[\"" + metaClientCapabilities + "\"] must be an object")
+		return "", rm, InvalidParams("Invalid params: _meta[\"" + protocol.MetaClientCapabilities + "\"] must be an object")
 	}
 	if hh != nil {
 		if len(hv) != 1 || !jsonscan.StringEqual(rm.version, hv[0]) {

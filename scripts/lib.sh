@@ -180,9 +180,11 @@ ensure_redis() { ensure_program redis-server redis-server; }
 # and the nginx blocks of the docs (`nginx -t`). It lives in /usr/sbin.
 ensure_nginx() { ensure_program nginx nginx; }
 
-# The TypeScript SDK clients that internal/cli's tests run against `mcpkit serve`. The pins must
-# match tsSDK and tsModernSDK in internal/cli (legacy_client_test.go, modern_client_test.go),
-# which install them the same way (same folder, marker and lock) when run alone.
+# The TypeScript SDK clients that internal/cli's tests run against `mcpkit serve` (and interop's
+# against `mcpkit bridge`'s front). The pins must match tsSDK and tsModernSDK in internal/cli
+# (legacy_client_test.go, modern_client_test.go) and tsModernSDK in interop
+# (bridge_front_test.go), which install them the same way (same folder, marker and lock) when run
+# alone.
 TS_SDK_PKG=@modelcontextprotocol/sdk@1.32.2
 TS_MODERN_PKG=@modelcontextprotocol/client@2.4.0
 

@@ -35,6 +35,9 @@
 #   conformance-bridge:REV the suite through `mcpkit bridge` in front of `mcpkit serve --stdio
 #                          --fixtures`: 2026-07-28 with the backend --era legacy, 2025-11-25 with it
 #                          --era modern; baseline conformance/expected-failures-bridge-REV.yml.
+#   conformance-gateway:REV the suite through `mcpkit gateway` with one server (`prefix: false`,
+#                          `mcpkit serve --stdio --fixtures --era legacy`), 2026-07-28 only, with the
+#                          bridge's baseline conformance/expected-failures-bridge-REV.yml.
 #   conformance-auth-ext   the six extension auth/* client scenarios (client credentials, ID-JAG,
 #                          DPoP, workload identity), one by one with --scenario NAME --force, at
 #                          every revision; any FAILURE or WARNING fails the step.
@@ -62,7 +65,7 @@
 #   MCPKIT_STEPS='PATTERN...'       run only the steps matching one of the glob patterns
 #   MCPKIT_SKIP_STEPS='PATTERN...'  skip the steps matching (reported as skipped)
 #   MCPKIT_SKIP_GO=1                the same as MCPKIT_SKIP_STEPS='go:*'
-#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* conformance-auth-ext tasks tasks-bridge skills'
+#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* conformance-bridge:* conformance-gateway:* conformance-auth-ext tasks tasks-bridge skills'
 #   MCPKIT_LIST=1                   print the steps and their prerequisites, run nothing
 #   MCPKIT_VERBOSE=1                print every test's output (as go test -v does)
 #   MCPKIT_RACE=0                   go test without -race (no C compiler needed)
@@ -234,7 +237,7 @@ needs_services() {
   local dir=$1
   case $dir in
     redis | redis/*) ensure_redis || true ;;
-    interop | interop/*) ensure_everything ;;   # the npm reference server, run over stdio
+    interop | interop/*) ensure_everything; ensure_redis || true ;;   # the npm reference server (stdio); bridge and gateway replicas on Redis
     appsbrowser) ensure_apps_npm; ensure_chromium || true ;;   # MCP Apps: npm packages, a browser
   esac
   # nginx: the multi-replica test, and the nginx blocks of the docs (`nginx -t`).
@@ -324,6 +327,30 @@ step_conformance_bridge() {
   # front answers JSON and the suite finds nothing to test (docs/bridge.md).
   local EMPTY_OK="server-sse-polling"
   with_server run_suite "conformance-bridge" "$KEEP/conformance-bridge-$req" --requirements "$req" \
+    --expected-failures "$ROOT/conformance/expected-failures-bridge-$req.yml"
+}
+
+# step_conformance_gateway REV BACKEND_FLAGS...: the suite at REV through `mcpkit gateway` with one
+# server, `prefix: false` (its tools and prompts keep their names), the stdio command `mcpkit serve
+# --stdio --fixtures BACKEND_FLAGS`; the bridge's baseline conformance/expected-failures-bridge-REV.yml
+# (the gateway adds routing, not protocol: what the bridge passes, the gateway must pass).
+step_conformance_gateway() {
+  local req=$1; shift
+  ensure_conformance
+  [[ -x $TMP/mcpkit ]] || (cd "$ROOT" && go build -o "$TMP/mcpkit" ./cmd/mcpkit)
+  local config=$TMP/gateway-$req.yaml arg
+  {
+    echo "servers:"
+    echo "  fixtures:"
+    printf '    command: ["%s", serve, --stdio, --fixtures' "$TMP/mcpkit"
+    for arg in "$@"; do printf ', "%s"' "$arg"; done
+    echo "]"
+    echo "    prefix: false"
+  } >"$config"
+  local SERVER_ARGS=(gateway --addr 127.0.0.1:0 --config "$config")
+  # server-sse-polling runs no check through the gateway, as through the bridge (above).
+  local EMPTY_OK="server-sse-polling"
+  with_server run_suite "conformance-gateway" "$KEEP/conformance-gateway-$req" --requirements "$req" \
     --expected-failures "$ROOT/conformance/expected-failures-bridge-$req.yml"
 }
 
@@ -473,7 +500,7 @@ need "Node 22 ($NODE_PKG)"            190 "go:root go:interop go:appsbrowser con
 need "the conformance suite ($CONFORMANCE_PKG)" 60 "conformance* tasks* skills" "installed_in conformance $CONFORMANCE_PKG" ensure_conformance
 need "server-everything ($EVERYTHING_PKG)" 40 "go:root go:interop" "installed_in everything $EVERYTHING_PKG" ensure_everything
 need "the TypeScript SDK 1.x client ($TS_SDK_PKG)" 30 "go:root" "installed_in tsclient $TS_SDK_PKG" ensure_npm_package tsclient "$TS_SDK_PKG"
-need "the TypeScript SDK 2.x client ($TS_MODERN_PKG)" 20 "go:root" "installed_in tsclient-modern $TS_MODERN_PKG" ensure_npm_package tsclient-modern "$TS_MODERN_PKG"
+need "the TypeScript SDK 2.x client ($TS_MODERN_PKG)" 20 "go:root go:interop" "installed_in tsclient-modern $TS_MODERN_PKG" ensure_npm_package tsclient-modern "$TS_MODERN_PKG"
 need "staticcheck $STATICCHECK_VERSION" 15 "staticcheck" "test -x $STATICCHECK_BIN" ensure_staticcheck
 need "redis-server (apt)"              10 "go:*" "! apt_needed || command -v redis-server" ensure_redis
 need "nginx (apt)"                      5 "go:*" "! apt_needed || command -v nginx" ensure_nginx
@@ -559,6 +586,9 @@ done
 # (legacy clients of the front) in front of a modern-only one.
 step "conformance-bridge:2026-07-28" "go node" step_conformance_bridge 2026-07-28 auto --era legacy
 step "conformance-bridge:2025-11-25" "go node" step_conformance_bridge 2025-11-25 auto --era modern
+# The gateway: one server without a prefix, legacy-only (the gateway's bridge initializes). One
+# revision: the 2025-11-25 front is the bridge's, which conformance-bridge:2025-11-25 runs already.
+step "conformance-gateway:2026-07-28" "go node" step_conformance_gateway 2026-07-28 --era legacy
 step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
 step tasks-bridge "go node" step_tasks_bridge
@@ -578,7 +608,7 @@ matches() { # matches NAME "PATTERN...": whether NAME matches one of the glob pa
 
 SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_GO:-} != 1 ]] || SKIP_PATTERNS+=" go:*"
-[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-auth-ext tasks tasks-bridge skills"
+[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-bridge:* conformance-gateway:* conformance-auth-ext tasks tasks-bridge skills"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
   for name in "${STEPS[@]}"; do printf '%-32s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done
@@ -599,7 +629,9 @@ for name in "${STEPS[@]}"; do
     SELECTED+=("$name")
   fi
 done
-if [[ -n ${MCPKIT_STEPS:-} ]] && ((${#SELECTED[@]} <= 1)) && ! matches setup "$MCPKIT_STEPS"; then
+n_selected=0   # besides setup, which runs unless skipped by name
+for name in "${SELECTED[@]}"; do [[ $name == setup ]] || n_selected=$((n_selected + 1)); done
+if [[ -n ${MCPKIT_STEPS:-} ]] && ((n_selected == 0)) && ! matches setup "$MCPKIT_STEPS"; then
   die "MCPKIT_STEPS='$MCPKIT_STEPS' matches no step (MCPKIT_LIST=1 lists them)"
 fi
 declare -A PREREQ_MISSING=()

@@ -5,9 +5,11 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -95,9 +97,14 @@ func (l *Loopback) callback(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This sign-in link is not expected (unknown or already used state).", http.StatusBadRequest)
 		return
 	}
-	ch <- q
+	// The whole page reaches the browser before Authorize returns: an application closes the
+	// Loopback as soon as it has the code, and Close cuts the connections.
+	const page = "<!doctype html><title>Signed in</title><p>You can close this window and return to the application.</p>"
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprint(w, "<!doctype html><title>Signed in</title><p>You can close this window and return to the application.</p>")
+	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+	io.WriteString(w, page)
+	http.NewResponseController(w).Flush()
+	ch <- q // buffered, and this state's only sender: it was removed from waiting above
 }
 
 // Authorize opens authURL and waits for the redirect that carries its state.

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit/apps"
 	"github.com/mcpkit/mcpkit/client"
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -72,7 +73,7 @@ func discoverFlagSet(fs *flag.FlagSet) Runner {
 	fs.BoolVar(&f.list, "list", false, "also list the tools, prompts and resources (every page)")
 	fs.BoolVar(&f.check, "check", false, "check discovery and request validation against the spec")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "time allowed for each request; a stdio server silent for this long is taken for legacy")
-	protocolVersionFlag(fs, &f.version, iclient.ModernVersions[0])
+	protocolVersionFlag(fs, &f.version, protocol.ModernVersions[0])
 	fs.Var(&f.headers, "header", "HTTP header `NAME:VALUE` to send with every request (repeatable)")
 	fs.StringVar(&f.color, "color", "auto", "colour the output: auto (on a terminal), always or never")
 	f.login.register(fs)
@@ -100,7 +101,7 @@ func discover(inv *invocation, f *discoverFlags) int {
 	if f.timeout <= 0 {
 		return usageErr("--timeout must be positive")
 	}
-	if f.check && iclient.IsLegacy(f.version) {
+	if f.check && protocol.IsLegacy(f.version) {
 		return usageErr("--check probes server/discover; it cannot be combined with the legacy --protocol-version %s", f.version)
 	}
 	if f.color != "auto" && f.color != "always" && f.color != "never" {
@@ -252,7 +253,7 @@ func probe(ctx context.Context, f *discoverFlags, positional, command []string) 
 type report struct {
 	Target            string              `json:"target"`
 	Transport         mcp.Transport       `json:"transport"`
-	Era               iclient.Era         `json:"era,omitempty"`
+	Era               string              `json:"era,omitempty"` // mcp.Era's name; "" before one is known
 	ProtocolVersion   string              `json:"protocolVersion,omitempty"`
 	SupportedVersions []string            `json:"supportedVersions,omitempty"`
 	ServerInfo        *mcp.Implementation `json:"serverInfo,omitempty"`
@@ -322,7 +323,7 @@ func steps(in []client.Step) []step {
 // the DiscoverResult from the session.
 func (r *report) describe(c *client.Client, s *iclient.Session) {
 	r.Transport = c.Transport()
-	r.Era = iclient.Era(c.Era().String())
+	r.Era = c.Era().String()
 	r.ProtocolVersion = c.ProtocolVersion()
 	r.SupportedVersions = c.SupportedVersions()
 	r.ServerInfo = c.ServerInfo()

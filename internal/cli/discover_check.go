@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -53,7 +54,7 @@ type checker struct {
 // unsupportedSupported returns data.supported of the -32022, or nil.
 func (c *checker) unsupportedSupported() []string {
 	e := c.unsupported.RPCError()
-	if e == nil || e.Code != client.CodeUnsupportedVersion {
+	if e == nil || e.Code != protocol.CodeUnsupportedVersion {
 		return nil
 	}
 	var d struct {
@@ -64,7 +65,7 @@ func (c *checker) unsupportedSupported() []string {
 }
 
 func newestModern(versions []string) string {
-	for _, v := range client.ModernVersions {
+	for _, v := range protocol.ModernVersions {
 		if slices.Contains(versions, v) {
 			return v
 		}
@@ -91,14 +92,14 @@ func runChecks(ctx context.Context, s *client.Session, fresh client.Conn, f *dis
 	}
 	_, c.http = c.conn.(*client.HTTPConn)
 	c.version = s.Version()
-	if s.Era() != client.EraModern {
-		c.version = client.ModernVersions[0]
+	if s.Era() != protocol.EraModern {
+		c.version = protocol.ModernVersions[0]
 		if f.version != "" {
 			c.version = f.version
 		}
 	}
 	c.unsupportedVersion()
-	if c.s.Era() != client.EraModern {
+	if c.s.Era() != protocol.EraModern {
 		// Speak the newest modern version the server lists, if any.
 		if v := newestModern(c.unsupportedSupported()); v != "" {
 			c.version = v
@@ -187,7 +188,7 @@ func (c *checker) discoverFirst() {
 		if _, err := client.ParseDiscoverResult(first.Result()); err != nil {
 			bad = append(bad, "the answer is not a DiscoverResult: "+err.Error())
 		}
-	case first.RPCError() != nil && first.RPCError().Code == client.CodeUnsupportedVersion:
+	case first.RPCError() != nil && first.RPCError().Code == protocol.CodeUnsupportedVersion:
 	default:
 		bad = append(bad, "server/discover got "+first.Describe())
 	}
@@ -204,7 +205,7 @@ func (c *checker) unsupportedVersion() {
 		title += " (HTTP 400)"
 	}
 	c.add("unsupported-version", title, "basic/versioning#protocol-version-negotiation",
-		c.expectError(r, err, client.CodeUnsupportedVersion, http.StatusBadRequest))
+		c.expectError(r, err, protocol.CodeUnsupportedVersion, http.StatusBadRequest))
 
 	const (
 		id      = "unsupported-version-data"
@@ -212,7 +213,7 @@ func (c *checker) unsupportedVersion() {
 		section = "schema#unsupportedprotocolversionerror"
 	)
 	e := r.RPCError()
-	if e == nil || e.Code != client.CodeUnsupportedVersion {
+	if e == nil || e.Code != protocol.CodeUnsupportedVersion {
 		c.skip(id, dtitle, section, "no -32022 to inspect")
 		return
 	}
@@ -277,7 +278,7 @@ func (c *checker) supportedVersion() {
 	res := r.Result()
 	if res == nil || json.Unmarshal(res, &raw) != nil {
 		bad = append(bad, "got "+r.Describe())
-		if e := r.RPCError(); e != nil && e.Code == client.CodeUnsupportedVersion {
+		if e := r.RPCError(); e != nil && e.Code == protocol.CodeUnsupportedVersion {
 			bad = append(bad, "the server supports "+orMissing(e.Data))
 		}
 	} else {
@@ -304,8 +305,8 @@ func (c *checker) supportedVersion() {
 	json.Unmarshal(res, &meta)
 	var info mcp.Implementation
 	bad = nil
-	if si, ok := meta.Meta[client.MetaServerInfo]; !ok {
-		bad = append(bad, "no _meta[\""+client.MetaServerInfo+"\"]")
+	if si, ok := meta.Meta[protocol.MetaServerInfo]; !ok {
+		bad = append(bad, "no _meta[\""+protocol.MetaServerInfo+"\"]")
 	} else if json.Unmarshal(si, &info) != nil || info.Name == "" || info.Version == "" {
 		bad = append(bad, "serverInfo needs a name and a version, got "+string(si))
 	}
@@ -348,7 +349,7 @@ func (c *checker) versionsAgree() {
 		c.skip(id, title, section, "no supportedVersions to compare")
 		return
 	}
-	if e == nil || e.Code != client.CodeUnsupportedVersion || json.Unmarshal(e.Data, &b) != nil || b.Supported == nil {
+	if e == nil || e.Code != protocol.CodeUnsupportedVersion || json.Unmarshal(e.Data, &b) != nil || b.Supported == nil {
 		c.skip(id, title, section, "no data.supported to compare")
 		return
 	}
@@ -378,12 +379,12 @@ func (c *checker) headerMismatch() {
 		c.needsModern("header-mismatch-version", "MCP-Protocol-Version header != _meta version -> -32020 (HTTP 400)", "basic/transports/streamable-http#protocol-version-header")
 		return
 	}
-	r, err := c.send(c.version, "server/discover", func(req *client.Request) { req.Header.Set("Mcp-Method", "tools/list") })
+	r, err := c.send(c.version, "server/discover", func(req *client.Request) { req.Header.Set(protocol.HeaderMethod, "tools/list") })
 	c.add("header-mismatch-method", "Mcp-Method header != body method -> -32020 (HTTP 400)",
-		"basic/transports/streamable-http#server-validation", c.expectError(r, err, client.CodeHeaderMismatch, http.StatusBadRequest))
-	r, err = c.send(c.version, "server/discover", func(req *client.Request) { req.Header.Set("Mcp-Protocol-Version", bogusVersion) })
+		"basic/transports/streamable-http#server-validation", c.expectError(r, err, protocol.CodeHeaderMismatch, http.StatusBadRequest))
+	r, err = c.send(c.version, "server/discover", func(req *client.Request) { req.Header.Set(protocol.HeaderProtocolVersion, bogusVersion) })
 	c.add("header-mismatch-version", "MCP-Protocol-Version header != _meta version -> -32020 (HTTP 400)",
-		"basic/transports/streamable-http#protocol-version-header", c.expectError(r, err, client.CodeHeaderMismatch, http.StatusBadRequest))
+		"basic/transports/streamable-http#protocol-version-header", c.expectError(r, err, protocol.CodeHeaderMismatch, http.StatusBadRequest))
 }
 
 // unknownMethod: a method the server does not know gets -32601 (404).

@@ -65,9 +65,10 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	}
 	p.printf("%s  %s\n", p.style(name, styleBold), p.style("(self-reported)", styleDim))
 	p.field("target", r.Target+"  ("+transportNames[r.Transport]+")")
-	era := p.style(string(r.Era), styleCyan)
+	legacy := r.Era == mcp.EraLegacy.String()
+	era := p.style(r.Era, styleCyan)
 	switch {
-	case r.Era == client.EraModern:
+	case r.Era == mcp.EraModern.String():
 		era += "  (answers server/discover; no handshake)"
 	case r.Transport == mcp.TransportSSE:
 		era += "  (initialize handshake, over the HTTP+SSE transport)"
@@ -79,7 +80,7 @@ func (p *printer) report(r *report, f *discoverFlags) {
 	switch {
 	case len(r.SupportedVersions) > 0:
 		version += "  (supported: " + termSafe(client.ListSummary(r.SupportedVersions, ", "), false) + ")"
-	case r.Era == client.EraLegacy:
+	case legacy:
 		version += "  (negotiated by initialize; legacy servers do not list their versions)"
 	}
 	p.field("version", version)
@@ -106,13 +107,13 @@ func (p *printer) report(r *report, f *discoverFlags) {
 			scope = "scope " + r.Cache.Scope
 		}
 		p.field("caching", ttl+", "+scope)
-	case r.Era == client.EraLegacy:
+	case legacy:
 		p.field("caching", "none (legacy servers send no caching hints)")
 	default:
 		p.field("caching", "none")
 	}
 	req := "server/discover"
-	if r.Era == client.EraLegacy {
+	if legacy {
 		req = "initialize"
 	}
 	p.field("latency", fmt.Sprintf("%.1fms (%s round trip)", r.LatencyMs, req))

@@ -23,63 +23,25 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
-// Protocol versions this client speaks, newest first.
-const (
-	Version20260728 = "2026-07-28"
-	Version20251125 = "2025-11-25"
-	Version20250618 = "2025-06-18"
-	Version20250326 = "2025-03-26"
-	Version20241105 = "2024-11-05"
-)
-
-// ModernVersions are the per-request-_meta revisions this client speaks,
-// newest first.
-var ModernVersions = []string{Version20260728}
-
-// LegacyVersions are the initialize-handshake revisions this client speaks,
-// newest first.
-var LegacyVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
-
-// IsLegacy reports whether v is one of the legacy versions this client
-// knows.
-func IsLegacy(v string) bool { return slices.Contains(LegacyVersions, v) }
-
-// Reserved _meta keys of revision 2026-07-28.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-)
-
-// MCP error codes that only a modern server sends (the codes the
-// specification allocates in its reserved range -32020..-32099).
-const (
-	CodeHeaderMismatch     = -32020
-	CodeMissingCapability  = -32021
-	CodeUnsupportedVersion = -32022
-)
+// The protocol's vocabulary (versions, eras, transport names, error codes,
+// _meta keys, headers) is package internal/protocol's, which mcp exports
+// under its own names; this package speaks the versions of
+// protocol.ModernVersions and protocol.LegacyVersions.
 
 // IsModernError reports whether e is a recognized modern JSON-RPC error: one
-// of the error codes that revision 2026-07-28 defines. Any other error (a
-// -32601 or -32602 from a legacy server, say) says nothing about the era.
+// of the error codes that revision 2026-07-28 defines
+// (protocol.IsModernCode). Any other error (a -32601 or -32602 from a
+// legacy server, say) says nothing about the era.
 func IsModernError(e *jsonrpc.Error) bool {
-	if e == nil {
-		return false
-	}
-	switch e.Code {
-	case CodeHeaderMismatch, CodeMissingCapability, CodeUnsupportedVersion:
-		return true
-	}
-	return false
+	return e != nil && protocol.IsModernCode(e.Code)
 }
 
 // Request is one JSON-RPC request or notification as it goes on the wire.

@@ -24,20 +24,13 @@ type Conn interface {
 	// Notify sends req as a notification. On HTTP the Reply holds the
 	// status; on stdio it is empty.
 	Notify(ctx context.Context, req *Request) (*Reply, error)
-	// Transport names the transport: TransportHTTP, TransportSSE or
-	// TransportStdio.
+	// Transport names the transport: protocol.TransportStreamableHTTP,
+	// protocol.TransportSSE or protocol.TransportStdio.
 	Transport() string
 	// Close ends the connection (on stdio: closes the server's stdin and
 	// waits for it to exit, killing it after a grace period).
 	Close() error
 }
-
-// Transport names.
-const (
-	TransportHTTP  = "streamable-http"
-	TransportSSE   = "http+sse"
-	TransportStdio = "stdio"
-)
 
 // ids hands out request ids: increasing integers, unique per connection.
 type ids struct{ n atomic.Int64 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 )
 
@@ -67,7 +68,7 @@ func walkParamHeaders(schema json.RawMessage, args map[string]json.RawMessage, p
 				if err != nil {
 					return fmt.Errorf("property %q: %w", strings.Join(ppath, "."), err)
 				}
-				h.Set("Mcp-Param-"+hn, EncodeHeaderValue(s))
+				h.Set(protocol.HeaderParamPrefix+hn, EncodeHeaderValue(s))
 			}
 		}
 		if len(p.Properties) > 0 {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -64,8 +65,8 @@ func DialHTTP(url string, opts *HTTPOptions) *HTTPConn {
 // URL returns the endpoint URL.
 func (c *HTTPConn) URL() string { return c.url }
 
-// Transport returns TransportHTTP.
-func (c *HTTPConn) Transport() string { return TransportHTTP }
+// Transport returns protocol.TransportStreamableHTTP.
+func (c *HTTPConn) Transport() string { return protocol.TransportStreamableHTTP }
 
 // setLegacy makes later requests carry the legacy session's headers:
 // Mcp-Session-Id (when the server assigned one) and MCP-Protocol-Version.
@@ -168,10 +169,10 @@ func (c *HTTPConn) setHeaders(hr *http.Request, extra http.Header) {
 	sid, version := c.sessionID, c.version
 	c.mu.Unlock()
 	if sid != "" {
-		hr.Header.Set("Mcp-Session-Id", sid)
+		hr.Header.Set(protocol.HeaderSessionID, sid)
 	}
-	if _, set := extra["Mcp-Protocol-Version"]; version != "" && !set {
-		hr.Header.Set("Mcp-Protocol-Version", version)
+	if _, set := extra[protocol.HeaderProtocolVersion]; version != "" && !set {
+		hr.Header.Set(protocol.HeaderProtocolVersion, version)
 	}
 	// extra (the caller's per-request headers, usually shared between
 	// requests) is not changed by net/http: no copy of its values.

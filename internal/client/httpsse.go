@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -183,8 +184,8 @@ func (c *SSEConn) readLoop(sr *sseReader) {
 // Endpoint returns the URL messages are posted to.
 func (c *SSEConn) Endpoint() string { return c.endpoint }
 
-// Transport returns TransportSSE.
-func (c *SSEConn) Transport() string { return TransportSSE }
+// Transport returns protocol.TransportSSE.
+func (c *SSEConn) Transport() string { return protocol.TransportSSE }
 
 // URL returns the URL the stream was opened at (not the endpoint that
 // the server named for posting).

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/mcpkit/mcpkit/internal/protocol"
 )
 
 const defaultTimeout = 10 * time.Second
@@ -131,9 +133,9 @@ func Connect(ctx context.Context, conn Conn, opts *Options) (*Session, error) {
 		p.opts.Timeout = defaultTimeout
 	}
 	if p.opts.Version == "" {
-		p.opts.Version = ModernVersions[0]
+		p.opts.Version = protocol.ModernVersions[0]
 	}
-	if IsLegacy(p.opts.Version) {
+	if protocol.IsLegacy(p.opts.Version) {
 		s, err := p.legacy(ctx, p.opts.Version)
 		var ce *ConnectError
 		if errors.As(err, &ce) && ce.Kind == NotMCP {
@@ -149,7 +151,7 @@ func Connect(ctx context.Context, conn Conn, opts *Options) (*Session, error) {
 // "legacy client, modern server" row of the compatibility matrix, and the
 // error says so.
 func (p *prober) legacyClientHint(ctx context.Context, ce *ConnectError) error {
-	version := ModernVersions[0]
+	version := protocol.ModernVersions[0]
 	what := "server/discover at " + version + " (to explain the failure)"
 	r, err := p.roundTrip(ctx, p.conn, p.discoverRequest(version))
 	if err != nil {
@@ -224,7 +226,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 		switch {
 		case errors.Is(err, ErrTimeout):
 			p.step(what, nil, err, fmt.Sprintf("no answer within %s: a legacy server", p.opts.Timeout))
-			return p.legacy(ctx, LegacyVersions[0])
+			return p.legacy(ctx, protocol.LegacyVersions[0])
 		case errors.Is(err, ErrClosed):
 			p.step(what, nil, err, "the server went away")
 			return nil, p.fail(NotMCP, err, "the server closed the connection without answering server/discover: %v", err)
@@ -236,7 +238,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 			d, perr := ParseDiscoverResult(res)
 			if perr != nil {
 				p.step(what, r, nil, "not a DiscoverResult ("+perr.Error()+"): a legacy server")
-				return p.legacy(ctx, LegacyVersions[0])
+				return p.legacy(ctx, protocol.LegacyVersions[0])
 			}
 			if slices.Contains(d.SupportedVersions, version) {
 				p.step(what, r, nil, "a DiscoverResult: a modern server")
@@ -253,7 +255,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 			case next == "":
 				p.step(what, r, nil, "a DiscoverResult with no version in common")
 				return nil, p.fail(Incompatible, nil, "no protocol version in common: the server supports [%s], this client speaks %v", ListSummary(d.SupportedVersions, " "), allVersions())
-			case IsLegacy(next):
+			case protocol.IsLegacy(next):
 				p.step(what, r, nil, fmt.Sprintf("a DiscoverResult without %s; the newest version in common, %s, is a legacy one", version, next))
 				return p.legacy(ctx, next)
 			case tried[next] > 0:
@@ -267,9 +269,9 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 		e := r.RPCError()
 		if !IsModernError(e) {
 			p.step(what, r, nil, "not a modern answer: a legacy server")
-			return p.legacy(ctx, LegacyVersions[0])
+			return p.legacy(ctx, protocol.LegacyVersions[0])
 		}
-		if e.Code != CodeUnsupportedVersion {
+		if e.Code != protocol.CodeUnsupportedVersion {
 			p.step(what, r, nil, "a modern error: a modern server, which rejected the probe")
 			return nil, p.fail(Incompatible, nil, "the server is modern but rejected server/discover: %s", r.Describe())
 		}
@@ -285,7 +287,7 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 		case next == "":
 			p.step(what, r, nil, "UnsupportedProtocolVersion: a modern server, with no version in common")
 			return nil, p.fail(Incompatible, nil, "no protocol version in common: the server supports [%s], this client speaks %v", ListSummary(data.Supported, " "), allVersions())
-		case IsLegacy(next):
+		case protocol.IsLegacy(next):
 			p.step(what, r, nil, "UnsupportedProtocolVersion: the newest version in common, "+next+", is a legacy one")
 			return p.legacy(ctx, next)
 		case tried[next] > 1:
@@ -297,7 +299,9 @@ func (p *prober) modern(ctx context.Context) (*Session, error) {
 	}
 }
 
-func allVersions() []string { return append(slices.Clone(ModernVersions), LegacyVersions...) }
+func allVersions() []string {
+	return append(slices.Clone(protocol.ModernVersions), protocol.LegacyVersions...)
+}
 
 // mutualVersion returns the newest version in supported that this client
 // speaks, or "".
@@ -362,7 +366,7 @@ func (p *prober) initFailKind() FailKind {
 // came back.
 func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Session, *Reply, error) {
 	what := "initialize at " + version
-	if conn.Transport() == TransportSSE {
+	if conn.Transport() == protocol.TransportSSE {
 		what += " over HTTP+SSE"
 	}
 	caps := p.opts.Capabilities
@@ -408,13 +412,13 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 		p.step(what, r, nil, "not an InitializeResult")
 		return nil, r, nil
 	}
-	if !IsLegacy(ir.ProtocolVersion) {
+	if !protocol.IsLegacy(ir.ProtocolVersion) {
 		p.step(what, r, nil, "an InitializeResult at "+ir.ProtocolVersion+", a version this client does not speak")
 		return nil, nil, p.fail(Incompatible, nil, "the server answered initialize with protocol version %q, which this client does not speak", ir.ProtocolVersion)
 	}
 	p.step(what, r, nil, "an InitializeResult at "+ir.ProtocolVersion+": a legacy server")
 	if hc, ok := conn.(*HTTPConn); ok {
-		hc.setLegacy(r.Header.Get("Mcp-Session-Id"), ir.ProtocolVersion)
+		hc.setLegacy(r.Header.Get(protocol.HeaderSessionID), ir.ProtocolVersion)
 	}
 	nctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	nr, err := conn.Notify(nctx, &Request{Method: "notifications/initialized"})
@@ -426,7 +430,7 @@ func (p *prober) initialize(ctx context.Context, conn Conn, version string) (*Se
 		p.steps = append(p.steps, Step{Request: "notifications/initialized", Answer: nr.Describe(), Meaning: "refused"})
 		return nil, nil, p.fail(NotMCP, nil, "the server refused notifications/initialized: %s", nr.Describe())
 	}
-	s := &Session{conn: conn, era: EraLegacy, version: ir.ProtocolVersion, clientInfo: p.opts.ClientInfo, timeout: p.opts.Timeout, caps: p.opts.Capabilities}
+	s := &Session{conn: conn, era: protocol.EraLegacy, version: ir.ProtocolVersion, clientInfo: p.opts.ClientInfo, timeout: p.opts.Timeout, caps: p.opts.Capabilities}
 	s.Server = ServerDescription{Info: ir.ServerInfo, Capabilities: ir.Capabilities, Instructions: ir.Instructions, Result: res}
 	s.Steps, s.Latency, s.FirstReply = p.steps, r.Latency, p.first
 	return s, r, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpkit/mcpkit/internal/demo"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -106,8 +107,8 @@ func modernStdio(m *jsonrpc.Message) []byte {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	json.Unmarshal(m.Params, &p)
-	if string(p.Meta[MetaProtocolVersion]) != `"2026-07-28"` {
-		return rpcError(m, CodeUnsupportedVersion, "Unsupported protocol version", `{"supported":["2026-07-28"],"requested":`+string(p.Meta[MetaProtocolVersion])+`}`)
+	if string(p.Meta[protocol.MetaProtocolVersion]) != `"2026-07-28"` {
+		return rpcError(m, protocol.CodeUnsupportedVersion, "Unsupported protocol version", `{"supported":["2026-07-28"],"requested":`+string(p.Meta[protocol.MetaProtocolVersion])+`}`)
 	}
 	if m.Method == "server/discover" {
 		return jsonrpc.AppendResult(nil, m.ID, []byte(fakeDiscover))
@@ -121,7 +122,7 @@ func modernStdio(m *jsonrpc.Message) []byte {
 func TestConnectEraOnStdio(t *testing.T) {
 	legacyCodes := []int{-32601, -32602, -32600, -32603, -32000, -32002, 1}
 	type want struct {
-		era     Era
+		era     protocol.Era
 		version string
 		name    string
 		methods []string
@@ -133,21 +134,21 @@ func TestConnectEraOnStdio(t *testing.T) {
 		version string
 		want    want
 	}{
-		{"DiscoverResult", modernStdio, "", want{EraModern, "2026-07-28", "fake-modern", []string{"server/discover"}, 0}},
-		{"-32022 then retry", modernStdio, "2099-01-01", want{EraModern, "2026-07-28", "fake-modern", []string{"server/discover", "server/discover"}, 0}},
-		{"silence", legacyStdio(func(*jsonrpc.Message) []byte { return nil }), "", want{EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
+		{"DiscoverResult", modernStdio, "", want{protocol.EraModern, "2026-07-28", "fake-modern", []string{"server/discover"}, 0}},
+		{"-32022 then retry", modernStdio, "2099-01-01", want{protocol.EraModern, "2026-07-28", "fake-modern", []string{"server/discover", "server/discover"}, 0}},
+		{"silence", legacyStdio(func(*jsonrpc.Message) []byte { return nil }), "", want{protocol.EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
 		{"-32022 naming only legacy versions", legacyStdio(func(m *jsonrpc.Message) []byte {
-			return rpcError(m, CodeUnsupportedVersion, "no", `{"supported":["2025-06-18"],"requested":"2026-07-28"}`)
-		}), "", want{EraLegacy, "2025-06-18", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
+			return rpcError(m, protocol.CodeUnsupportedVersion, "no", `{"supported":["2025-06-18"],"requested":"2026-07-28"}`)
+		}), "", want{protocol.EraLegacy, "2025-06-18", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
 		{"-32020 is modern, not a reason to fall back", legacyStdio(func(m *jsonrpc.Message) []byte {
-			return rpcError(m, CodeHeaderMismatch, "mismatch", "")
+			return rpcError(m, protocol.CodeHeaderMismatch, "mismatch", "")
 		}), "", want{fail: Incompatible, methods: []string{"server/discover"}}},
 		{"a result that is not a DiscoverResult", legacyStdio(func(m *jsonrpc.Message) []byte {
 			return jsonrpc.AppendResult(nil, m.ID, []byte(`{}`))
-		}), "", want{EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
+		}), "", want{protocol.EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}},
 		{"silent to everything", func(*jsonrpc.Message) []byte { return nil }, "", want{fail: Unreachable, methods: []string{"server/discover", "initialize"}}},
 		{"legacy client: initialize first", legacyStdio(func(m *jsonrpc.Message) []byte { panic("probed") }), "2025-03-26",
-			want{EraLegacy, "2025-03-26", "fake-legacy", []string{"initialize", "notifications/initialized"}, 0}},
+			want{protocol.EraLegacy, "2025-03-26", "fake-legacy", []string{"initialize", "notifications/initialized"}, 0}},
 	}
 	for _, code := range legacyCodes {
 		tests = append(tests, struct {
@@ -157,7 +158,7 @@ func TestConnectEraOnStdio(t *testing.T) {
 			want    want
 		}{fmt.Sprintf("error %d", code), legacyStdio(func(m *jsonrpc.Message) []byte {
 			return rpcError(m, code, "nope", "")
-		}), "", want{EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}})
+		}), "", want{protocol.EraLegacy, "2025-11-25", "fake-legacy", []string{"server/discover", "initialize", "notifications/initialized"}, 0}})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,7 +232,7 @@ func TestConnectModernMcpkit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Era() != EraModern || s.Version() != "2026-07-28" {
+			if s.Era() != protocol.EraModern || s.Version() != "2026-07-28" {
 				t.Errorf("era %s at %s, want modern at 2026-07-28", s.Era(), s.Version())
 			}
 			if infoName(s.Server.Info) != demo.Name || s.Server.CacheScope != "public" || s.Server.TTLMs == nil || *s.Server.TTLMs != 3600000 {
@@ -343,15 +344,15 @@ func TestConnectEraOnHTTP(t *testing.T) {
 	tests := []struct {
 		name      string
 		url       string
-		era       Era
+		era       protocol.Era
 		version   string
 		transport string
 		fail      FailKind
 	}{
-		{"legacy Streamable HTTP", legacySrv.URL, EraLegacy, "2025-11-25", TransportHTTP, 0},
-		{"HTTP+SSE", sseSrv.URL + "/sse", EraLegacy, "2024-11-05", TransportSSE, 0},
-		{"not MCP", htmlSrv.URL, "", "", "", NotMCP},
-		{"unreachable", deadURL, "", "", "", Unreachable},
+		{"legacy Streamable HTTP", legacySrv.URL, protocol.EraLegacy, "2025-11-25", protocol.TransportStreamableHTTP, 0},
+		{"HTTP+SSE", sseSrv.URL + "/sse", protocol.EraLegacy, "2024-11-05", protocol.TransportSSE, 0},
+		{"not MCP", htmlSrv.URL, 0, "", "", NotMCP},
+		{"unreachable", deadURL, 0, "", "", Unreachable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,7 +406,7 @@ func TestConnectRetriesOnUnsupportedVersionOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Steps) != 2 || s.Version() != "2026-07-28" || s.Era() != EraModern {
+	if len(s.Steps) != 2 || s.Version() != "2026-07-28" || s.Era() != protocol.EraModern {
 		t.Errorf("steps %+v, version %s, era %s; want a retry at 2026-07-28", s.Steps, s.Version(), s.Era())
 	}
 }

@@ -10,20 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
-)
-
-// Era is a server's protocol era.
-type Era string
-
-// Eras.
-const (
-	// EraModern servers take per-request _meta (revision 2026-07-28 and
-	// later) and answer server/discover.
-	EraModern Era = "modern"
-	// EraLegacy servers need an initialize handshake (2025-11-25 and
-	// earlier).
-	EraLegacy Era = "legacy"
 )
 
 // ServerDescription is what a server said about itself, in
@@ -121,7 +109,7 @@ type initializeResult struct {
 // (legacy). A Session is safe for concurrent use.
 type Session struct {
 	conn       Conn
-	era        Era
+	era        protocol.Era
 	version    string
 	clientInfo json.RawMessage // encoded mcp.Implementation; nil for none
 	timeout    time.Duration
@@ -145,14 +133,16 @@ type Session struct {
 // over conn without probing. clientInfo (an encoded mcp.Implementation)
 // may be nil.
 func NewModernSession(conn Conn, version string, clientInfo json.RawMessage) *Session {
-	return &Session{conn: conn, era: EraModern, version: version, clientInfo: clientInfo, timeout: defaultTimeout}
+	return &Session{conn: conn, era: protocol.EraModern, version: version, clientInfo: clientInfo, timeout: defaultTimeout}
 }
 
 // Conn returns the session's connection.
 func (s *Session) Conn() Conn { return s.conn }
 
-// Era returns the server's era.
-func (s *Session) Era() Era { return s.era }
+// Era returns the server's era: protocol.EraModern for a server that
+// answers server/discover and takes per-request _meta, protocol.EraLegacy
+// for one that needs an initialize handshake.
+func (s *Session) Era() protocol.Era { return s.era }
 
 // Version returns the protocol version the session speaks.
 func (s *Session) Version() string { return s.version }
@@ -220,7 +210,7 @@ func (s *Session) request(method string, params any) (*Request, error) {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	req := &Request{Method: method}
-	if s.era == EraLegacy {
+	if s.era == protocol.EraLegacy {
 		if len(obj) > 0 {
 			req.Params, _ = json.Marshal(obj)
 		}
@@ -232,14 +222,14 @@ func (s *Session) request(method string, params any) (*Request, error) {
 			return nil, fmt.Errorf("%s: params._meta must be an object: %w", method, err)
 		}
 	}
-	setDefault(meta, MetaProtocolVersion, s.version)
+	setDefault(meta, protocol.MetaProtocolVersion, s.version)
 	if len(s.caps) > 0 {
-		setDefault(meta, MetaClientCapabilities, s.caps)
+		setDefault(meta, protocol.MetaClientCapabilities, s.caps)
 	} else {
-		setDefault(meta, MetaClientCapabilities, json.RawMessage("{}"))
+		setDefault(meta, protocol.MetaClientCapabilities, json.RawMessage("{}"))
 	}
 	if len(s.clientInfo) > 0 {
-		setDefault(meta, MetaClientInfo, s.clientInfo)
+		setDefault(meta, protocol.MetaClientInfo, s.clientInfo)
 	}
 	obj["_meta"], _ = json.Marshal(meta)
 	req.Params, _ = json.Marshal(obj)
@@ -298,8 +288,8 @@ func paramsObject(params any) (map[string]json.RawMessage, error) {
 // for the methods that name a tool, prompt, resource or task.
 func ModernHeaders(version, method string, params map[string]json.RawMessage) http.Header {
 	h := http.Header{}
-	h.Set("Mcp-Protocol-Version", version)
-	h.Set("Mcp-Method", method)
+	h.Set(protocol.HeaderProtocolVersion, version)
+	h.Set(protocol.HeaderMethod, method)
 	field := ""
 	switch method {
 	case "tools/call", "prompts/get":
@@ -312,7 +302,7 @@ func ModernHeaders(version, method string, params map[string]json.RawMessage) ht
 	if field != "" {
 		var v string
 		if json.Unmarshal(params[field], &v) == nil {
-			h.Set("Mcp-Name", EncodeHeaderValue(v))
+			h.Set(protocol.HeaderName, EncodeHeaderValue(v))
 		}
 	}
 	return h

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
 
@@ -114,8 +115,8 @@ func (c *StreamConn) Garbage() []string {
 	return append([]string(nil), c.garbage...)
 }
 
-// Transport returns TransportStdio.
-func (c *StreamConn) Transport() string { return TransportStdio }
+// Transport returns protocol.TransportStdio.
+func (c *StreamConn) Transport() string { return protocol.TransportStdio }
 
 // RoundTrip implements Conn.
 func (c *StreamConn) RoundTrip(ctx context.Context, req *Request) (*Reply, error) {

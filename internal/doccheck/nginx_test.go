@@ -61,8 +61,11 @@ func TestNginxBlocks(t *testing.T) {
 		if err := os.WriteFile(file, []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(nginx, "-t", "-q", "-p", dir, "-c", file, "-e", filepath.Join(dir, "error.log"),
-			"-g", "pid "+filepath.Join(dir, "nginx.pid")+";")
+		args := []string{"-t", "-q", "-p", dir, "-c", file, "-e", filepath.Join(dir, "error.log")}
+		if !regexp.MustCompile(`(?m)^\s*pid\s`).MatchString(conf) { // a whole configuration may name its own
+			args = append(args, "-g", "pid "+filepath.Join(dir, "nginx.pid")+";")
+		}
+		cmd := exec.Command(nginx, args...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: nginx -t: %v\n%s", b, err, out)
 		}

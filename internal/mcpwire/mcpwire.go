@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/internal/wire"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 )
@@ -21,14 +22,14 @@ import (
 // Protocol versions a Request carries by default.
 const (
 	// Modern is the revision of a modern (stateless) request.
-	Modern = iclient.Version20260728
+	Modern = protocol.LatestVersion
 	// Legacy is the revision of a legacy (initialize-era) request.
-	Legacy = iclient.Version20251125
+	Legacy = protocol.LegacyVersion
 )
 
 // MetaFields are the _meta members every modern request carries by
 // default: the protocol version and empty client capabilities.
-const MetaFields = `"` + iclient.MetaProtocolVersion + `":"` + Modern + `","` + iclient.MetaClientCapabilities + `":{}`
+const MetaFields = `"` + protocol.MetaProtocolVersion + `":"` + Modern + `","` + protocol.MetaClientCapabilities + `":{}`
 
 // Request is one JSON-RPC request as a test sends it. Its zero value (with
 // a Method) is a well-formed 2026-07-28 request with id 1, the _meta that
@@ -118,7 +119,7 @@ func (r Request) MetaMembers() string {
 		if caps == "" {
 			caps = "{}"
 		}
-		meta = append(meta, `"`+iclient.MetaProtocolVersion+`":`+quote(r.version()), `"`+iclient.MetaClientCapabilities+`":`+caps)
+		meta = append(meta, `"`+protocol.MetaProtocolVersion+`":`+quote(r.version()), `"`+protocol.MetaClientCapabilities+`":`+caps)
 	}
 	if r.Meta != "" {
 		meta = append(meta, r.Meta)
@@ -183,11 +184,11 @@ func (r Request) Headers() http.Header {
 		json.Unmarshal([]byte(r.Params), &params) // a malformed Params has no Mcp-Name
 		h = iclient.ModernHeaders(r.version(), r.Method, params)
 		if r.Name != "" {
-			h.Set("Mcp-Name", r.Name)
+			h.Set(protocol.HeaderName, r.Name)
 		}
 	} else if r.Session != "" {
-		h.Set("Mcp-Session-Id", r.Session)
-		h.Set("Mcp-Protocol-Version", r.version())
+		h.Set(protocol.HeaderSessionID, r.Session)
+		h.Set(protocol.HeaderProtocolVersion, r.version())
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")

@@ -1,7 +1,7 @@
 // Package oauthtest is an OAuth 2.1 authorization server for tests, in the manner of
 // net/http/httptest: NewServer starts one on 127.0.0.1 that serves its metadata (RFC 8414) and
 // its JWK Set, registers clients (RFC 7591), approves every authorization request at once, and
-// mints RFC 9068 JWT access tokens (typ "at+jwt", ES256) for the client-credentials grant, the
+// mints RFC 9068 JWT access tokens (typ "at+jwt") for the client-credentials grant, the
 // authorization-code grant with PKCE (S256 only) and the refresh-token grant. A test sets the
 // scopes it grants, the audience and the lifetime of its tokens, and can mint a token directly.
 //
@@ -10,6 +10,14 @@
 // the pre-registered Server.ClientID and ClientSecret (client credentials) or
 // Server.Interaction (authorization code).
 //
+// For the tests of a token verifier it also does what a real authorization server does to its
+// resource servers: it signs with the algorithm a test chooses (Options.Algorithm: RSA, RSA-PSS,
+// ECDSA or Ed25519), rotates and retires keys (RotateKey, RetireKey), mints tokens with any
+// claims and header a test sets, including ones no honest server would (TokenOptions.Claims,
+// Header, KeyID), and has a JWK Set endpoint that fails or is slow on demand (SetJWKSFailure,
+// SetJWKSDelay). Transport reaches it without a connection, from inside a testing/synctest
+// bubble.
+//
 // It is for tests and examples: it checks what a client sends as a strict server would (PKCE,
 // redirect URI, client authentication, grant types) and answers with OAuth errors, but it keeps
 // everything in memory and approves every user.
@@ -17,8 +25,7 @@ package oauthtest
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
+	"crypto"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -69,27 +76,52 @@ type Options struct {
 	// answer or alter some of them itself (an error from the token endpoint, a redirect
 	// without iss).
 	Wrap func(http.Handler) http.Handler
+	// Algorithm is the JWS algorithm of the first signing key, which the server generates:
+	// RS256, RS384, RS512, PS256, PS384 or PS512 (an RSA key of 2048 bits), ES256, ES384 or
+	// ES512 (an ECDSA key on P-256, P-384 or P-521), or EdDSA (an Ed25519 key), the algorithms
+	// of oauth.DefaultAlgorithms. Default ES256, the quickest to generate. NewServer fails the
+	// test, and Start returns an error, for any other.
+	Algorithm string
 }
 
 // Server is a running authorization server. Its methods are safe for concurrent use.
 type Server struct {
-	// URL is the issuer identifier and base URL, http://127.0.0.1:PORT.
+	// URL is the issuer identifier and base URL, http://127.0.0.1:PORT. The JWK Set is at
+	// URL + "/jwks", and the metadata names it as jwks_uri.
 	URL string
 	// ClientID and ClientSecret are a pre-registered confidential client, for the
 	// client-credentials grant (auth.Client{ID: s.ClientID, Secret: s.ClientSecret}).
 	ClientID, ClientSecret string
 
-	srv *httptest.Server
-	key *ecdsa.PrivateKey
-	kid string
+	srv     *httptest.Server
+	handler http.Handler // what srv serves: the mux, wrapped by Options.Wrap
 
 	mu       sync.Mutex
 	opts     Options
+	keys     []*signingKey // every key the server has had, in the order made
+	signer   *signingKey   // the key that signs tokens by default: the newest
+	jwks     jwksBehaviour
 	clients  map[string]*clientReg // client_id -> registration
 	codes    map[string]*grant     // authorization code -> what it grants (used once)
 	refresh  map[string]*grant     // refresh token -> what it grants
 	nextID   int
 	requests []url.Values // every token request's form, in order
+}
+
+// signingKey is one key pair of the server's.
+type signingKey struct {
+	kid       string
+	method    jwt.SigningMethod
+	private   crypto.Signer // *rsa.PrivateKey, *ecdsa.PrivateKey or ed25519.PrivateKey
+	published bool          // in the JWK Set; false once retired
+}
+
+// jwksBehaviour is what SetJWKSFailure and SetJWKSDelay set, and what the JWK Set endpoint
+// counts.
+type jwksBehaviour struct {
+	status   int           // answer with this status instead of the keys; 0: the keys
+	delay    time.Duration // wait this long before answering
+	requests int           // requests so far
 }
 
 type clientReg struct {
@@ -108,7 +140,7 @@ func NewServer(tb TB, opts *Options) *Server {
 	tb.Helper()
 	s, err := Start(opts)
 	if err != nil {
-		tb.Fatalf("oauthtest: %v", err)
+		tb.Fatalf("%v", err) // Start's errors name the package
 	}
 	tb.Cleanup(s.Close)
 	return s
@@ -116,15 +148,16 @@ func NewServer(tb TB, opts *Options) *Server {
 
 // Start starts a Server on 127.0.0.1, for a program rather than a test; Close stops it.
 func Start(opts *Options) (*Server, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	s := &Server{key: key, kid: "oauthtest-1", ClientID: "oauthtest-client", ClientSecret: randomString(),
+	s := &Server{ClientID: "oauthtest-client", ClientSecret: randomString(),
 		clients: map[string]*clientReg{}, codes: map[string]*grant{}, refresh: map[string]*grant{}}
 	if opts != nil {
 		s.opts = *opts
 	}
+	key, err := newSigningKey(cmpOr(s.opts.Algorithm, "ES256"))
+	if err != nil {
+		return nil, fmt.Errorf("oauthtest: Options.Algorithm: %w", err)
+	}
+	s.addKey(key)
 	s.clients[s.ClientID] = &clientReg{secret: s.ClientSecret}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.serveMetadata)
@@ -133,11 +166,11 @@ func Start(opts *Options) (*Server, error) {
 	mux.HandleFunc("POST /register", s.serveRegister)
 	mux.HandleFunc("GET /authorize", s.serveAuthorize)
 	mux.HandleFunc("POST /token", s.serveToken)
-	var h http.Handler = mux
+	s.handler = mux
 	if s.opts.Wrap != nil {
-		h = s.opts.Wrap(mux)
+		s.handler = s.opts.Wrap(mux)
 	}
-	s.srv = httptest.NewServer(h) // 127.0.0.1, a free port
+	s.srv = httptest.NewServer(s.handler) // 127.0.0.1, a free port
 	s.URL = s.srv.URL
 	return s, nil
 }
@@ -236,7 +269,8 @@ func (Browser) Authorize(ctx context.Context, authURL string) (url.Values, error
 	return loc.Query(), nil
 }
 
-// TokenOptions describe a token Token mints.
+// TokenOptions describe a token Token mints. The zero value mints one as a grant would, with
+// the default subject, client, audience and lifetime, and no scopes.
 type TokenOptions struct {
 	Subject  string   // "sub"; default Options.Subject's default
 	ClientID string   // "client_id"; default Server.ClientID
@@ -245,10 +279,26 @@ type TokenOptions struct {
 	// Expiry is the token's lifetime; default Options.Expiry's. A negative value mints a token
 	// that has already expired.
 	Expiry time.Duration
+	// KeyID names the key that signs the token: any key the server has had, the retired ones
+	// included (a token a verifier must refuse once it knows the key is gone). Default: the
+	// current signing key. Token panics when the server never had this key.
+	KeyID string
+	// Claims are set in the token's claims over the ones the fields above make ("iss", "sub",
+	// "aud", "client_id", "scope", "iat", "exp", "jti"), for tokens a verifier must refuse or
+	// must read in another form: another issuer, an "aud" list, "nbf" in the future, "scp"
+	// instead of "scope", a claim of the wrong type. A nil value removes the claim. Token does
+	// not keep the map.
+	Claims map[string]any
+	// Header is set in the JOSE header likewise, over "alg", "typ" ("at+jwt") and "kid" (the
+	// signing key's): a test can leave "typ" out, name a key the server does not publish, or
+	// add "crit". A nil value removes the member. The signature is made with the signing key's
+	// algorithm whatever the header says.
+	Header map[string]any
 }
 
 // Token mints an access token directly, without a grant: for a test that sends
-// "Authorization: Bearer" itself. opts may be nil.
+// "Authorization: Bearer" itself, or that gives a verifier tokens to accept and to refuse.
+// opts may be nil.
 func (s *Server) Token(opts *TokenOptions) string {
 	var o TokenOptions
 	if opts != nil {
@@ -266,7 +316,13 @@ func (s *Server) Token(opts *TokenOptions) string {
 	if exp == 0 {
 		exp = s.expiry()
 	}
-	return s.mint(o.Subject, o.ClientID, s.audience(o.Audience), o.Scopes, exp)
+	key := s.signer
+	if o.KeyID != "" {
+		if key = s.key(o.KeyID); key == nil {
+			panic(fmt.Sprintf("oauthtest: TokenOptions.KeyID %q is not a key of this server's", o.KeyID))
+		}
+	}
+	return s.mint(key, o.Subject, o.ClientID, s.audience(o.Audience), o.Scopes, exp, o.Claims, o.Header)
 }
 
 func (s *Server) subject() string { return cmpOr(s.opts.Subject, "oauthtest-user") }
@@ -292,8 +348,9 @@ func cmpOr(v ...string) string {
 	return ""
 }
 
-// mint signs an RFC 9068 access token. s.mu is held.
-func (s *Server) mint(sub, clientID, aud string, scopes []string, life time.Duration) string {
+// mint signs an RFC 9068 access token with key, then sets extra claims and header members
+// over the ones it made (nil removes one). s.mu is held.
+func (s *Server) mint(key *signingKey, sub, clientID, aud string, scopes []string, life time.Duration, extra, header map[string]any) string {
 	now := time.Now()
 	s.nextID++
 	claims := jwt.MapClaims{"iss": s.URL, "sub": sub, "aud": aud, "client_id": clientID,
@@ -301,14 +358,29 @@ func (s *Server) mint(sub, clientID, aud string, scopes []string, life time.Dura
 	if len(scopes) > 0 {
 		claims["scope"] = strings.Join(scopes, " ")
 	}
-	t := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
+	t := jwt.NewWithClaims(key.method, claims)
 	t.Header["typ"] = "at+jwt"
-	t.Header["kid"] = s.kid
-	signed, err := t.SignedString(s.key)
+	t.Header["kid"] = key.kid
+	set(claims, extra)
+	set(t.Header, header)
+	signed, err := t.SignedString(key.private)
 	if err != nil {
-		panic("oauthtest: signing: " + err.Error()) // an ECDSA key of ours: cannot fail
+		// A key of ours, of its method's type; only a value of Claims or Header that
+		// encoding/json cannot encode gets here.
+		panic("oauthtest: signing: " + err.Error())
 	}
 	return signed
+}
+
+// set sets every member of src in dst, and removes the ones whose value is nil.
+func set(dst, src map[string]any) {
+	for k, v := range src {
+		if v == nil {
+			delete(dst, k)
+		} else {
+			dst[k] = v
+		}
+	}
 }
 
 // granted is what a request for scopes gets. s.mu is held.
@@ -350,17 +422,37 @@ func (s *Server) serveMetadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
+// serveJWKS answers with the published keys, after SetJWKSDelay's delay, or with
+// SetJWKSFailure's status.
 func (s *Server) serveJWKS(w http.ResponseWriter, r *http.Request) {
-	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
-	raw, err := s.key.PublicKey.Bytes() // 0x04 || X || Y, 32 bytes each for P-256
-	if err != nil || len(raw) != 65 {
-		http.Error(w, "oauthtest: encoding the key", http.StatusInternalServerError)
+	s.mu.Lock()
+	s.jwks.requests++
+	delay := s.jwks.delay
+	s.mu.Unlock()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return // the client is gone
+		}
+	}
+	s.mu.Lock()
+	status := s.jwks.status
+	keys := []map[string]string{} // [] rather than null once every key is retired
+	for _, k := range s.keys {
+		if k.published {
+			keys = append(keys, k.jwk())
+		}
+	}
+	s.mu.Unlock()
+	if status != 0 {
+		http.Error(w, "oauthtest: the JWK Set is unavailable (SetJWKSFailure)", status)
 		return
 	}
-	x, y := raw[1:33], raw[33:]
 	w.Header().Set("Content-Type", "application/jwk-set+json")
-	json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{
-		"kty": "EC", "crv": "P-256", "kid": s.kid, "use": "sig", "alg": "ES256", "x": b64(x), "y": b64(y)}}})
+	json.NewEncoder(w).Encode(map[string]any{"keys": keys})
 }
 
 func (s *Server) serveRegister(w http.ResponseWriter, r *http.Request) {
@@ -502,7 +594,7 @@ func (s *Server) serveToken(w http.ResponseWriter, r *http.Request) {
 	}
 	life := s.expiry()
 	resp := map[string]any{
-		"access_token": s.mint(sub, clientID, s.audience(g.resource), g.scopes, life),
+		"access_token": s.mint(s.signer, sub, clientID, s.audience(g.resource), g.scopes, life, nil, nil),
 		"token_type":   "Bearer",
 		"expires_in":   int(life / time.Second),
 		"scope":        strings.Join(g.scopes, " "),
