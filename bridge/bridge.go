@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -82,6 +83,20 @@ type Options struct {
 	// principal's listen streams; it needs Server.Auth, and a request
 	// without a principal is refused.
 	Isolate Isolation
+	// Tasks makes the bridged tools/call task-capable on the front (the
+	// tasks extension, io.modelcontextprotocol/tasks, of which the
+	// backend knows nothing): TaskOptional or TaskRequired, with the
+	// meanings they have for mcp.Tool.TaskSupport, for every tool that
+	// TaskTools does not name. The front then serves tasks/get,
+	// tasks/update and tasks/cancel and advertises the extension;
+	// Server.Tasks configures them (store, TTL, SyncWait). The default,
+	// TaskNone, with TaskTools empty, leaves the extension off. See
+	// docs/bridge.md.
+	Tasks mcp.TaskSupport
+	// TaskTools sets the task support of the tools it names, in place of
+	// Tasks (say TaskRequired for a tool known to take minutes, TaskNone
+	// for one that must answer directly). It is copied by New.
+	TaskTools map[string]TaskTool
 
 	// Extensions names the client extensions that reach the backend and
 	// key its sessions; the others (the tasks extension, unknown ones)
@@ -196,6 +211,14 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	if o.ClientInfo.Name == "" {
 		o.ClientInfo = mcp.Implementation{Name: "mcpkit-bridge", Version: "0.1.0"}
 	}
+	if o.Tasks > mcp.TaskRequired {
+		return nil, fmt.Errorf("bridge: Options.Tasks: invalid TaskSupport %d", o.Tasks)
+	}
+	for name, t := range o.TaskTools {
+		if t.Support > mcp.TaskRequired {
+			return nil, fmt.Errorf("bridge: Options.TaskTools[%q]: invalid TaskSupport %d", name, t.Support)
+		}
+	}
 	o.MaxSessions = setting("MaxSessions", o.MaxSessions, 16)
 	o.LeaseWait = setting("LeaseWait", o.LeaseWait, 5*time.Second)
 	o.HoldTimeout = setting("HoldTimeout", o.HoldTimeout, 60*time.Second)
@@ -228,6 +251,10 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		}
 	}
 	so.Provider = b
+	if o.Tasks != mcp.TaskNone || len(o.TaskTools) > 0 {
+		o.TaskTools = maps.Clone(o.TaskTools)
+		so.Provider = taskBridge{b}
+	}
 	if user := so.Listen.Observe; user != nil {
 		so.Listen.Observe = func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
 			end, err := user(ctx, info, f)

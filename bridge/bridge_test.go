@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -435,21 +437,38 @@ func TestMain(m *testing.M) {
 				os.Exit(3)
 				return "", nil
 			})
+		out := &exitAfterAnswer{w: os.Stdout}
 		mcp.AddTool(s, &mcp.Tool{Name: "exitsoon", Description: "Answers, then exits."},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
-				go func() {
-					time.Sleep(20 * time.Millisecond) // after the answer is written
-					os.Exit(4)
-				}()
-				return "bye", nil
+				out.armed.Store(true) // exit once the answer is written
+				return exitSoonAnswer, nil
 			})
 		for _, add := range stdioBackendTools {
 			add(s)
 		}
-		s.ServeStdio(context.Background(), os.Stdin, os.Stdout)
+		s.ServeStdio(context.Background(), os.Stdin, out)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// exitSoonAnswer is the answer of the stdio backend's exitsoon tool.
+const exitSoonAnswer = "bye from exitsoon"
+
+// exitAfterAnswer is the stdio backend's output: once armed (by exitsoon),
+// the process exits with status 4 as soon as the write carrying
+// exitSoonAnswer is done, so the bridge has the answer before the exit.
+type exitAfterAnswer struct {
+	w     io.Writer
+	armed atomic.Bool
+}
+
+func (e *exitAfterAnswer) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if e.armed.Load() && bytes.Contains(p, []byte(exitSoonAnswer)) {
+		os.Exit(4)
+	}
+	return n, err
 }
 
 // A backend's tools/list_changed reaches the front's listen streams (on

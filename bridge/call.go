@@ -104,6 +104,8 @@ type heldCall struct {
 	front atomic.Pointer[mcp.MethodRequest]
 	wake  chan struct{} // a backend request arrived
 
+	task string // the front task the call runs in, while held; "" for none
+
 	mu    sync.Mutex
 	asks  []*pendingAsk          // arrived, not yet sent to the caller
 	sent  map[string]*pendingAsk // sent under their keys, waiting for the retry
@@ -204,6 +206,7 @@ func (b *Bridge) call(ctx context.Context, req *mcp.MethodRequest, params json.R
 			if err := req.SaveState(&st); err != nil {
 				return nil, err
 			}
+			h.task = req.TaskID()
 			b.held.put(h, b.opts.HoldTimeout, b.abandon)
 			return nil, errors.Join(irs...)
 		}
@@ -287,6 +290,7 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 		case <-h.wake:
 		}
 		b.gather(h)
+		b.beforeInput(req)
 		h.mu.Lock()
 		asks := h.asks
 		h.asks = nil
@@ -314,6 +318,7 @@ func (b *Bridge) wait(ctx context.Context, req *mcp.MethodRequest, h *heldCall) 
 		if err := req.SaveState(&heldState{Owner: b.id, ID: h.id, URL: b.opts.AdvertiseURL}); err != nil {
 			return nil, err
 		}
+		h.task = req.TaskID()
 		b.held.put(h, b.opts.HoldTimeout, b.abandon)
 		return nil, errors.Join(irs...)
 	}
@@ -473,8 +478,9 @@ func (b *Bridge) backendError(ctx context.Context, s *session, err error) error 
 
 // heldCalls are the calls held on this replica, waiting for their retry.
 type heldCalls struct {
-	mu sync.Mutex
-	m  map[string]*heldCall
+	mu     sync.Mutex
+	m      map[string]*heldCall
+	byTask map[string]string // front task id -> held call id, for tasks/cancel
 }
 
 // put holds h until take, or until timeout passes; then abandon runs.
@@ -485,6 +491,12 @@ func (t *heldCalls) put(h *heldCall, timeout time.Duration, abandon func(*heldCa
 		t.m = map[string]*heldCall{}
 	}
 	t.m[h.id] = h
+	if h.task != "" {
+		if t.byTask == nil {
+			t.byTask = map[string]string{}
+		}
+		t.byTask[h.task] = h.id
+	}
 	h.timer = time.AfterFunc(timeout, func() {
 		if t.take(h.id) != nil {
 			abandon(h)
@@ -501,15 +513,29 @@ func (t *heldCalls) take(id string) *heldCall {
 		return nil
 	}
 	delete(t.m, id)
+	if h.task != "" {
+		delete(t.byTask, h.task)
+	}
 	h.timer.Stop()
 	return h
+}
+
+// takeTask removes and returns the call held for front task id, or nil.
+func (t *heldCalls) takeTask(id string) *heldCall {
+	t.mu.Lock()
+	hid, ok := t.byTask[id]
+	t.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return t.take(hid)
 }
 
 // cancelAll cancels every held call (Close).
 func (t *heldCalls) cancelAll() {
 	t.mu.Lock()
 	all := t.m
-	t.m = nil
+	t.m, t.byTask = nil, nil
 	t.mu.Unlock()
 	for _, h := range all {
 		h.timer.Stop()

@@ -22,3 +22,11 @@ func Sessions(b *Bridge) int {
 	defer b.pool.mu.Unlock()
 	return b.pool.total
 }
+
+// Held counts the backend calls held on this replica for their retry (or
+// a task's tasks/update).
+func Held(b *Bridge) int {
+	b.held.mu.Lock()
+	defer b.held.mu.Unlock()
+	return len(b.held.m)
+}

@@ -162,6 +162,7 @@ func (b *Bridge) relayRounds(ctx context.Context, req *mcp.MethodRequest, s *ses
 		if len(ir.InputRequests) > maxRelayInputs {
 			return nil, &mcp.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the backend asked for " + strconv.Itoa(len(ir.InputRequests)) + " inputs in one round (at most " + strconv.Itoa(maxRelayInputs) + " are relayed)"}
 		}
+		b.beforeInput(req)
 		var irs []error
 		answered := map[string]json.RawMessage{}
 		for key, a := range ir.InputRequests {

@@ -106,3 +106,90 @@ func TestResourceSubscriptionsRelayed(t *testing.T) {
 	default:
 	}
 }
+
+// A legacy caller's resources/subscribe reaches the backend as a listen
+// stream's does: one backend subscribe per (key, URI) whatever the
+// sessions, the backend's resources/updated reaches the sessions, and the
+// last session to unsubscribe (or to end) unsubscribes the backend.
+func TestLegacySubscribeRelayed(t *testing.T) {
+	calls := make(chan string, 16)
+	be := subscribeBackend(calls)
+	b := startBridge(t, &bridge.Options{
+		Backend: func() client.Transport { return &client.MemoryTransport{Server: be} },
+		Eras:    client.LegacyOnly,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	next := func() string {
+		t.Helper()
+		select {
+		case m := <-calls:
+			return m
+		case <-ctx.Done():
+			t.Fatal("no backend call")
+			return ""
+		}
+	}
+	none := func() {
+		t.Helper()
+		// Whatever the bridge sends the backend for a session's request
+		// is sent before the front answers it.
+		select {
+		case m := <-calls:
+			t.Errorf("unexpected backend call %q", m)
+		default:
+		}
+	}
+	f := client.ListenFilter{ResourceSubscriptions: []string{"test://r"}}
+	first := mcptest.NewClient(t, b.Server(), mcptest.Legacy())
+	second := mcptest.NewClient(t, b.Server(), mcptest.Legacy())
+	var got []string
+	for ev, err := range first.Client().Listen(ctx, f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Acknowledged != nil {
+			if m := next(); m != "resources/subscribe test://r" {
+				t.Fatalf("backend got %q, want the subscribe", m)
+			}
+			// The second session's subscribe adds no backend subscribe;
+			// its unsubscribe (the end of its listen) sends none.
+			for ev2, err := range second.Client().Listen(ctx, f) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev2.Acknowledged != nil {
+					none()
+					be.NotifyResourceUpdated("test://r")
+					continue
+				}
+				got = append(got, "second "+ev2.Notification.Method)
+				break
+			}
+			none() // the second session unsubscribed (its listen ended): the first still is
+			continue
+		}
+		got = append(got, "first "+ev.Notification.Method)
+		break
+	}
+	if diff := cmp.Diff([]string{"second notifications/resources/updated", "first notifications/resources/updated"}, got); diff != "" {
+		t.Errorf("notifications (-want +got):\n%s", diff)
+	}
+	if m := next(); m != "resources/unsubscribe test://r" {
+		t.Errorf("backend got %q, want the unsubscribe of the last session", m)
+	}
+	none()
+
+	// A session that ends while subscribed unsubscribes the backend.
+	third := mcptest.NewClient(t, b.Server(), mcptest.Legacy())
+	if _, err := third.Client().Call(ctx, "resources/subscribe", map[string]any{"uri": "test://r"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(); m != "resources/subscribe test://r" {
+		t.Fatalf("backend got %q, want the subscribe", m)
+	}
+	third.Client().Close()
+	if m := next(); m != "resources/unsubscribe test://r" {
+		t.Errorf("backend got %q after the session ended, want the unsubscribe", m)
+	}
+}

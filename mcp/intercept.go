@@ -452,8 +452,11 @@ func (s *Server) runIntercepted(ctx context.Context, xc *exchangeCall) ([]byte, 
 	switch {
 	case o.Err != nil && (!ran || o.Err != xc.inner.Err):
 		// An interceptor answered, or replaced the method's answer.
-		if ran && xc.inner.Err == nil && xc.inner.ResultType == resultTask {
-			s.cancelRefusedTask(ctx, xc)
+		if ran && xc.inner.Err == nil {
+			if xc.inner.ResultType == resultTask {
+				s.cancelRefusedTask(ctx, xc)
+			}
+			xc.undoRefusedSubscribe(ctx)
 		}
 		out, status = appendEraError(x.era(), dst[:mark], x.id, o.Err)
 	case ran && o.Err == nil && xc.inner.Err == nil:

@@ -640,10 +640,16 @@ func TestInterceptorRefusedTaskIsCancelled(t *testing.T) {
 // with an error after their handler ran leave the session as it was: no
 // updates for the refused URI, no change of level.
 func TestInterceptorRefusedSessionChange(t *testing.T) {
+	observed := make(chan string, 16)
 	s := NewServer(&ServerOptions{Logger: discardLogger(), Interceptors: []Interceptor{
 		refuseAfter("resources/subscribe", "file:///refused"),
+		refuseAfter("resources/unsubscribe", "file:///allowed"),
 		refuseAfter("logging/setLevel", ""),
-	}})
+	}, Listen: ListenOptions{Observe: func(ctx context.Context, info *RequestInfo, f SubscriptionFilter) (func(), error) {
+		uri := strings.Join(f.ResourceSubscriptions, ",")
+		observed <- "observe " + uri
+		return func() { observed <- "end " + uri }, nil
+	}}})
 	for _, uri := range []string{"file:///refused", "file:///allowed"} {
 		s.AddResource(&Resource{URI: uri, Name: "r"}, func(ctx context.Context, req *ResourceRequest) (*ReadResourceResult, error) {
 			return &ReadResourceResult{}, nil
@@ -677,6 +683,7 @@ func TestInterceptorRefusedSessionChange(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///refused"}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"file:///allowed"}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"error"}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"resources/unsubscribe","params":{"uri":"file:///allowed"}}`,
 	} {
 		send(line)
 		l := read()
@@ -696,6 +703,16 @@ func TestInterceptorRefusedSessionChange(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"log","arguments":{}}}`)
 	if l := read(); !strings.Contains(l, "an info message") {
 		t.Errorf("after a refused setLevel: %s, want the info log message first", l)
+	}
+	// The observer (a bridge's backend subscription) saw the refused
+	// subscribe undone, and the allowed one kept through the refused
+	// unsubscribe.
+	var got []string
+	for len(observed) > 0 {
+		got = append(got, <-observed)
+	}
+	if diff := cmp.Diff([]string{"observe file:///refused", "end file:///refused", "observe file:///allowed"}, got); diff != "" {
+		t.Errorf("observed (-want +got):\n%s", diff)
 	}
 	inW.Close()
 	go io.Copy(io.Discard, outR)

@@ -501,7 +501,35 @@ func (xc *exchangeCall) commitSessionChange(ctx context.Context) {
 	}
 	if change, err := x.sessionChange(); err == nil {
 		xc.session.update(ctx, change)
+		if x.method == "resources/unsubscribe" {
+			// Deferred by handleSubscribe, like the change.
+			xc.session.observe(ctx, x, subscribeURI(x), false)
+		}
 	}
+}
+
+// undoRefusedSubscribe ends the ListenOptions.Observe subscription that a
+// legacy resources/subscribe began when an interceptor refused the call
+// after its handler ran, unless the session was subscribed to the URI
+// before: the session change was never applied, so neither is it.
+func (xc *exchangeCall) undoRefusedSubscribe(ctx context.Context) {
+	x, ss := xc.x, xc.session
+	if x.method != "resources/subscribe" || ss == nil {
+		return
+	}
+	uri := subscribeURI(x)
+	if st := ss.state(); st != nil && slices.Contains(st.Subscriptions, uri) {
+		return
+	}
+	ss.observe(ctx, x, uri, false)
+}
+
+// subscribeURI is the uri of a resources/subscribe or unsubscribe whose
+// params sessionChange accepted.
+func subscribeURI(x *exchange) string {
+	v, _ := jsonscan.Lookup(x.params, "uri")
+	uri, _ := jsonscan.String(v)
+	return uri
 }
 
 // handleSubscribe serves resources/subscribe and resources/unsubscribe.
@@ -512,6 +540,15 @@ func handleSubscribe(ctx context.Context, x *exchange, dst []byte) ([]byte, erro
 	change, err := x.sessionChange()
 	if err != nil {
 		return nil, err
+	}
+	// The observer (a bridge's backend subscription) sees a subscribe
+	// now, so that it can refuse it; with interceptors, an unsubscribe
+	// reaches it once they let the call succeed (commitSessionChange),
+	// and a subscribe they refuse is undone (undoRefusedSubscribe).
+	if sub := x.method == "resources/subscribe"; sub || x.s.icpt == nil {
+		if err := x.session().observe(ctx, x, subscribeURI(x), sub); err != nil {
+			return nil, err
+		}
 	}
 	x.applySessionChange(ctx, change)
 	return x.appendRaw(dst, []byte("{}")), nil

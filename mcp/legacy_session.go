@@ -172,6 +172,9 @@ type session struct {
 	active      int        // open connections and requests in flight
 	lastSeen    time.Time
 	updates     int64 // local state changes, so that a refresh from the store never undoes one
+	// observed are the end functions of ListenOptions.Observe for the
+	// resources/subscribe of this session served in this process, by URI.
+	observed map[string]func()
 }
 
 func newSession(s *Server, id string) *session {
@@ -230,6 +233,71 @@ func (ss *session) update(ctx context.Context, change func(st *SessionState)) {
 	}
 }
 
+// observe tells ListenOptions.Observe of the session's resources/subscribe
+// of uri (sub) or resources/unsubscribe (!sub), as it is told of a listen
+// stream's resourceSubscriptions: a subscribe that the server advertises
+// (resources.subscribe) and that this process has not observed for the
+// session yet is observed with a filter naming uri alone, and its end
+// function runs at the unsubscribe, or when the session ends. An error of
+// Observe refuses the subscribe. Calls for one session may overlap: the
+// first subscribe of a URI observes it, the others wait for nothing.
+func (ss *session) observe(ctx context.Context, x *exchange, uri string, sub bool) error {
+	obs := ss.srv.listen.observe
+	if obs == nil {
+		return nil
+	}
+	if !sub {
+		ss.mu.Lock()
+		end := ss.observed[uri]
+		delete(ss.observed, uri)
+		ss.mu.Unlock()
+		if end != nil {
+			end()
+		}
+		return nil
+	}
+	if r := x.snap.caps.Resources; r == nil || !r.Subscribe {
+		return nil
+	}
+	ss.mu.Lock()
+	_, seen := ss.observed[uri]
+	if !seen && !ss.closed {
+		if ss.observed == nil {
+			ss.observed = map[string]func(){}
+		}
+		ss.observed[uri] = nil // taken: a concurrent subscribe does not observe it again
+	}
+	closed := ss.closed
+	ss.mu.Unlock()
+	if seen || closed {
+		return nil
+	}
+	info, err := x.requestInfo()
+	if err != nil {
+		return err
+	}
+	end, err := obs(ctx, info, SubscriptionFilter{ResourceSubscriptions: []string{uri}})
+	ss.mu.Lock()
+	_, still := ss.observed[uri]
+	if err != nil || !still || ss.closed {
+		// Refused, or unsubscribed or ended meanwhile.
+		if still && err != nil {
+			delete(ss.observed, uri)
+		}
+		ss.mu.Unlock()
+		if err == nil && end != nil {
+			end()
+		}
+		return err
+	}
+	if end == nil {
+		end = func() {}
+	}
+	ss.observed[uri] = end
+	ss.mu.Unlock()
+	return nil
+}
+
 // touch records activity.
 func (ss *session) touch() {
 	ss.mu.Lock()
@@ -285,7 +353,14 @@ func (ss *session) close() {
 	for _, cancel := range ss.inflight {
 		cancels = append(cancels, cancel)
 	}
+	observed := ss.observed
+	ss.observed = nil
 	ss.mu.Unlock()
+	for _, end := range observed {
+		if end != nil { // nil: still being observed (observe ends it)
+			end()
+		}
+	}
 	ss.cancel()
 	for _, cancel := range cancels {
 		cancel() // the HTTP requests in flight (trackRequest)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/mcptest"
 )
 
 const listenMeta = `"_meta":{` + mcpwire.MetaFields + `}`
@@ -720,5 +722,72 @@ func TestListenScopedChange(t *testing.T) {
 	}
 	if diff := cmp.Diff(updated(`1`, "file:///b"), alice.next(t)); diff != "" {
 		t.Errorf("alice's unscoped change (-want +got):\n%s", diff)
+	}
+}
+
+// TestListenObserveLegacySubscribe: ListenOptions.Observe sees a legacy
+// session's resources/subscribe (once per session and URI), its error
+// refuses the subscribe, and its end function runs at the unsubscribe or
+// when the session ends.
+func TestListenObserveLegacySubscribe(t *testing.T) {
+	events := make(chan string, 16)
+	s := mcp.NewServer(&mcp.ServerOptions{Listen: mcp.ListenOptions{
+		Observe: func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
+			uri := strings.Join(f.ResourceSubscriptions, ",")
+			if uri == "test://refused" {
+				return nil, mcp.InvalidParams("Invalid params: refused by the observer")
+			}
+			events <- fmt.Sprint("observe ", uri, " legacy=", info.Era == mcp.EraLegacy)
+			return func() { events <- "end " + uri }, nil
+		},
+	}})
+	for _, u := range []string{"test://a", "test://refused"} {
+		s.AddResource(&mcp.Resource{URI: u, Name: u}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		})
+	}
+	c := mcptest.NewClient(t, s, mcptest.Legacy())
+	ctx := context.Background()
+	call := func(method, uri string) error {
+		_, err := c.Client().Call(ctx, method, map[string]any{"uri": uri})
+		return err
+	}
+	var got []string
+	drain := func() {
+		for {
+			select {
+			case e := <-events:
+				got = append(got, e)
+			default:
+				return
+			}
+		}
+	}
+	for _, step := range []struct{ method, uri string }{
+		{"resources/subscribe", "test://a"},
+		{"resources/subscribe", "test://a"}, // observed once
+		{"resources/unsubscribe", "test://a"},
+		{"resources/unsubscribe", "test://a"}, // nothing to end
+		{"resources/subscribe", "test://a"},
+	} {
+		if err := call(step.method, step.uri); err != nil {
+			t.Fatalf("%s %s: %v", step.method, step.uri, err)
+		}
+	}
+	var e *mcp.Error
+	if err := call("resources/subscribe", "test://refused"); !errors.As(err, &e) || !strings.Contains(e.Message, "refused by the observer") {
+		t.Errorf("a refused subscribe: %v, want the observer's error", err)
+	}
+	drain()
+	c.Client().Close()
+	select {
+	case e := <-events:
+		got = append(got, e)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end function did not run within 5s of the session ending")
+	}
+	want := []string{"observe test://a legacy=true", "end test://a", "observe test://a legacy=true", "end test://a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("observed (-want +got):\n%s", diff)
 	}
 }

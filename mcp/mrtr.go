@@ -244,6 +244,20 @@ type round struct {
 	user      []byte // the handler's own state (JSON), or nil
 }
 
+// moveFrom moves the state of the round from into rd (from is left
+// empty): a provided tools/call run as a task hands its ToolRequest's
+// round to the MethodRequest the Provider gets, and back. Neither round
+// is in use by another goroutine during the move.
+func (rd *round) moveFrom(from *round) {
+	from.mu.Lock()
+	x, caps, responses, carried, used, pending, user := from.x, from.caps, from.responses, from.carried, from.used, from.pending, from.user
+	from.responses, from.carried, from.used, from.pending, from.user = nil, nil, nil, nil, nil
+	from.mu.Unlock()
+	rd.mu.Lock()
+	rd.x, rd.caps, rd.responses, rd.carried, rd.used, rd.pending, rd.user = x, caps, responses, carried, used, pending, user
+	rd.mu.Unlock()
+}
+
 type pendingInput struct {
 	key    string
 	method byte

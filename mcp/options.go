@@ -92,6 +92,14 @@ type ListenOptions struct {
 	// come from elsewhere (the bridge package subscribes to the backend's
 	// resources with it); it is called concurrently and must be safe for
 	// that. ctx is the listen request's.
+	//
+	// It is also called for a legacy session's resources/subscribe of a
+	// URI, when the server advertises resources.subscribe (a filter naming
+	// that URI alone; once per session and URI), and the function it
+	// returns when the session unsubscribes from the URI or ends. Sessions
+	// shared between replicas (a SessionStore) are observed by the process
+	// that served the subscribe: an unsubscribe served by another one
+	// ends the observation only when the session ends here.
 	Observe func(ctx context.Context, info *RequestInfo, granted SubscriptionFilter) (end func(), err error)
 }
 

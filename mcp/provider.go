@@ -109,6 +109,11 @@ func serveProvided(ctx context.Context, x *exchange, dst []byte) ([]byte, error)
 	var req *MethodRequest
 	return callPrimitive(ctx, x, dst, primitive{kind: kindMethod, name: x.method}, nil, &primitiveCall[*ProvidedResult]{
 		prepare: func(info *RequestInfo) (*round, []byte, bool, error) {
+			if tp, ok := x.s.opts.Provider.(TaskProvider); ok && x.method == "tools/call" {
+				if out, done, err := x.provideTask(ctx, tp, info, dst); done {
+					return nil, out, true, err
+				}
+			}
 			req = &MethodRequest{requestBase: requestBase{x: x}, Info: info, Method: x.method}
 			if len(x.params) > 0 {
 				req.Params = json.RawMessage(x.params)
@@ -118,6 +123,83 @@ func serveProvided(ctx context.Context, x *exchange, dst []byte) ([]byte, error)
 		run:    func(ctx context.Context) (*ProvidedResult, error) { return x.s.opts.Provider.Provide(ctx, req) },
 		encode: x.appendProvided,
 	})
+}
+
+// TaskProvider is a Provider whose tools/call may run as tasks of the
+// tasks extension (see docs/tasks.md), as a registered tool with
+// TaskSupport does: a server whose Provider implements it serves the
+// extension (tasks/get, tasks/update, tasks/cancel) and advertises it. A
+// call that becomes a task runs Provide in the background, with a context
+// that tasks/cancel and Server.Shutdown cancel; its progress becomes the
+// task's status message, and its input requests (RequestInput and the
+// like) park the task in input_required. After tasks/update answered them,
+// Provide runs again with the answers and the state it saved (SaveState),
+// on the server that received the last answer, as a retried multi
+// round-trip request does; there req.Info.Header is nil.
+type TaskProvider interface {
+	Provider
+	// ToolTaskSupport says whether calls of the tool name may run as
+	// tasks: TaskNone, TaskOptional or TaskRequired, with the meanings
+	// they have for Tool.TaskSupport. It is called for every tools/call,
+	// concurrently, and must be quick.
+	ToolTaskSupport(name string) TaskSupport
+}
+
+// provideTask runs a provided tools/call through the task machinery when
+// the provider says the tool may run as a task and the caller declared the
+// extension (done), or answers -32021 for a TaskRequired tool of a caller
+// that did not; otherwise it leaves the call to the ordinary path.
+func (x *exchange) provideTask(ctx context.Context, tp TaskProvider, info *RequestInfo, dst []byte) (out []byte, done bool, err error) {
+	nameV, _ := x.param("name")
+	name, ok := jsonscan.String(nameV)
+	if !ok {
+		return nil, true, InvalidParams("Invalid params: tools/call needs a string name")
+	}
+	support := tp.ToolTaskSupport(name)
+	task := support != TaskNone && info.ClientCapabilities.HasExtension(TasksExtension)
+	if !task {
+		if support == TaskRequired {
+			return nil, true, missingTasksExtension()
+		}
+		return nil, false, nil
+	}
+	out, err = x.callTask(ctx, providedTool(tp, name, support), name, dst)
+	return out, true, err
+}
+
+// providedTool returns the tool entry a provided tools/call runs as a task
+// with: its handler calls the provider with a MethodRequest that takes
+// over the ToolRequest's input round for the call (the task machinery
+// reads the round once the handler returned).
+func providedTool(p Provider, name string, support TaskSupport) *toolEntry {
+	return &toolEntry{tool: Tool{Name: name, TaskSupport: support}, handler: func(ctx context.Context, req *ToolRequest) (*CallToolResult, error) {
+		x := req.x
+		mr := &MethodRequest{requestBase: req.requestBase, Info: req.Info, Method: "tools/call"}
+		if len(x.params) > 0 {
+			mr.Params = json.RawMessage(x.params)
+		}
+		mr.rd.moveFrom(&req.rd)
+		res, err := p.Provide(ctx, mr)
+		req.rd.moveFrom(&mr.rd)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = &ProvidedResult{}
+		}
+		if res.InputRequired {
+			return nil, &Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: a relayed input_required result cannot answer a call that may run as a task"}
+		}
+		body := res.Body
+		if len(body) == 0 {
+			body = json.RawMessage("{}")
+		}
+		if jsonscan.Kind(body) != '{' {
+			return nil, fmt.Errorf("provider tools/call %q: the result is not a JSON object", name)
+		}
+		isErr, _ := jsonscan.Lookup(body, "isError")
+		return &CallToolResult{IsError: string(isErr) == "true", StructuredContent: providedBody(body)}, nil
+	}}
 }
 
 // appendProvided appends the response carrying a Provider's result.

@@ -82,6 +82,9 @@ func (r *registry) build(s *Server) *snapshot {
 	for _, t := range r.tools {
 		tasks = tasks || t.tool.TaskSupport != TaskNone
 	}
+	if _, ok := s.opts.Provider.(TaskProvider); ok {
+		tasks = true
+	}
 	if len(r.custom) > 0 {
 		sn.custom = maps.Clone(r.custom)
 		sn.caps.Extensions = r.customExtensions(nil)

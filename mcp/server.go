@@ -110,7 +110,8 @@ type ServerOptions struct {
 	// resources/read and completion/complete per request, in place of the
 	// registry (which keeps serving custom methods, skills, listen and
 	// tasks). What server/discover declares is then set with
-	// Server.Advertise. See Provider.
+	// Server.Advertise. See Provider; a Provider that implements
+	// TaskProvider turns the tasks extension on.
 	Provider Provider
 
 	// ReadyChecks are consulted by Ready (and /readyz) after the Bus and
@@ -225,6 +226,9 @@ func NewServer(opts *ServerOptions) *Server {
 	s.cacheHint = s.appendHint(nil, 0, "")
 	s.initAuth()
 	s.tasks.init(s, &o.Tasks)
+	if _, ok := o.Provider.(TaskProvider); ok {
+		s.tasks.enable() // as registering a task-capable tool does
+	}
 
 	s.initState()
 	s.keepAlive = offSetting(o.HTTP.KeepAlive, 15*time.Second)

@@ -108,6 +108,39 @@ func (r *ToolRequest) StartTask() bool {
 	return r.x.task.start()
 }
 
+// StartTask is ToolRequest.StartTask for a Provider's tools/call that may
+// become a task (see TaskProvider): the caller gets the task handle at
+// once, and input requested from then on parks the task in
+// input_required. It reports whether the call now runs as a task, and does
+// nothing in other requests.
+func (r *MethodRequest) StartTask() bool {
+	if r.x == nil || r.x.task == nil {
+		return false
+	}
+	return r.x.task.start()
+}
+
+// TaskID returns the id of the task a Provider's tools/call runs as, or
+// will run as if it becomes one (see TaskProvider); "" in a call that
+// cannot become a task.
+func (r *MethodRequest) TaskID() string {
+	if r.x == nil || r.x.task == nil {
+		return ""
+	}
+	return r.x.task.id
+}
+
+// TaskCanceller is implemented by a TaskProvider that keeps something of
+// a task between its runs (the bridge holds the backend call of a task
+// waiting for input): CancelTask is called with the task's id when
+// tasks/cancel, on any server sharing the task store, cancelled a task
+// that no run of this server was serving, so that it can let go of it.
+// It is called on a goroutine of its own, also for ids the provider does
+// not know (ignore those).
+type TaskCanceller interface {
+	CancelTask(id string)
+}
+
 // errShutdown is the cause with which Shutdown cancels running tasks.
 var errShutdown = errors.New("mcp: server shut down")
 
@@ -238,6 +271,11 @@ func (ts *taskState) signal(id string) {
 	r := ts.runs[id]
 	ts.mu.Unlock()
 	if r == nil {
+		// No run here: a provider may hold work of the task between
+		// its runs (a task waiting for input).
+		if tc, ok := ts.s.opts.Provider.(TaskCanceller); ok {
+			go tc.CancelTask(id)
+		}
 		return
 	}
 	go r.checkCancelled()

@@ -587,6 +587,9 @@ func (ts *taskState) resume(ctx context.Context, t *TaskRecord, p *Principal) {
 	s := ts.s
 	sn := s.snapshot()
 	te := sn.tools[t.Tool]
+	if tp, ok := s.opts.Provider.(TaskProvider); ok {
+		te = providedTool(tp, t.Tool, TaskOptional) // the provider answers the tool's calls
+	}
 	x := &exchange{s: s, snap: sn, method: "tools/call", params: t.Params, info: RequestInfo{ProtocolVersion: LatestVersion}, infoDone: true}
 	x.meta, _ = scanMeta(t.Params)
 	if v, ok := jsonscan.StringBytes(x.meta.version); ok {

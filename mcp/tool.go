@@ -75,6 +75,12 @@ type CallToolResult struct {
 	Meta    Meta
 }
 
+// providedBody, as the StructuredContent of a CallToolResult, is the whole
+// result object as a Provider answered it (a provided tools/call run as a
+// task, providedTool): it is sent in place of the result's fields, without
+// the members the server owns.
+type providedBody json.RawMessage
+
 // MarshalJSON implements json.Marshaler. The result's _meta is written by
 // the server's result encoder, not here.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
@@ -493,6 +499,13 @@ func (x *exchange) appendToolResult(dst []byte, name string, res *CallToolResult
 // encodeToolResult appends a tool result's own members to dst as a JSON
 // object, and encodes its _meta.
 func encodeToolResult(dst []byte, res *CallToolResult, name string) (body, meta []byte, err error) {
+	if pb, ok := res.StructuredContent.(providedBody); ok {
+		b, m, err := splitResult(json.RawMessage(pb))
+		if err != nil {
+			return dst, nil, fmt.Errorf("the result of tool %q: %w", name, err)
+		}
+		return append(dst, b...), m, nil
+	}
 	body, err = appendCallToolResult(dst, res)
 	if err != nil {
 		return body, nil, fmt.Errorf("encoding the result of tool %q: %w", name, err)

@@ -42,6 +42,9 @@
 #                          DPoP, workload identity), one by one with --scenario NAME --force, at
 #                          every revision; any FAILURE or WARNING fails the step.
 #   tasks                  every tasks-* scenario of the suite, one by one, with --force.
+#   tasks-bridge           the same through `mcpkit bridge --tasks ...` in front of `mcpkit serve
+#                          --stdio --fixtures --era legacy`, but for TASKS_BRIDGE_SKIP (each with its
+#                          reason there).
 #   skills                 every sep-2640-* (skills extension) scenario, one by one, with --force:
 #                          the server ones against `mcpkit serve` (the demo's embedded skills),
 #                          the client ones against conformance/client; every check must pass
@@ -62,7 +65,7 @@
 #   MCPKIT_STEPS='PATTERN...'       run only the steps matching one of the glob patterns
 #   MCPKIT_SKIP_STEPS='PATTERN...'  skip the steps matching (reported as skipped)
 #   MCPKIT_SKIP_GO=1                the same as MCPKIT_SKIP_STEPS='go:*'
-#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* conformance-bridge:* conformance-gateway:* conformance-auth-ext tasks skills'
+#   MCPKIT_SKIP_CONFORMANCE=1       the same as MCPKIT_SKIP_STEPS='conformance:* conformance-client:* conformance-bridge:* conformance-gateway:* conformance-auth-ext tasks tasks-bridge skills'
 #   MCPKIT_LIST=1                   print the steps and their prerequisites, run nothing
 #   MCPKIT_VERBOSE=1                print every test's output (as go test -v does)
 #   MCPKIT_RACE=0                   go test without -race (no C compiler needed)
@@ -314,7 +317,11 @@ step_conformance_bridge() {
   local req=$1 era=$2; shift 2
   ensure_conformance
   [[ -x $TMP/mcpkit ]] || (cd "$ROOT" && go build -o "$TMP/mcpkit" ./cmd/mcpkit)
-  local SERVER_ARGS=(bridge --addr 127.0.0.1:0 --backend-era "$era" -- "$TMP/mcpkit" serve --stdio --fixtures "$@")
+  # --requirements 2026-07-28 also runs the (unscored) tasks-* scenarios: the front's tasks
+  # extension is on for them, as in the tasks-bridge step.
+  local flags=()
+  [[ $req != 2026-07-28 ]] || flags=("${TASKS_BRIDGE_FLAGS[@]}")
+  local SERVER_ARGS=(bridge --addr 127.0.0.1:0 --backend-era "$era" "${flags[@]}" -- "$TMP/mcpkit" serve --stdio --fixtures "$@")
   # server-sse-polling runs no check through the bridge: its fixture closes the legacy SSE
   # stream of its own HTTP request (CloseSSEStream), which a stdio backend has none of, so the
   # front answers JSON and the suite finds nothing to test (docs/bridge.md).
@@ -398,6 +405,42 @@ step_tasks() {
   return "$rc"
 }
 
+# The tasks-* scenarios through the bridge: `mcpkit bridge` with the front's tasks extension on, in
+# front of `mcpkit serve --stdio --fixtures --era legacy` (docs/bridge.md, "Tasks"). The flags say
+# what the fixtures are: slow_compute a task for callers with the extension, failing_job,
+# protocol_error_job and test_tool_with_task always tasks, confirm_delete and multi_input tasks
+# that start when they ask for input (as their handlers' StartTask does on the backend, which a
+# legacy session does not show); the other tools (greet) never (a first call of a key may wait
+# for a backend process to start, longer than SyncWait).
+TASKS_BRIDGE_FLAGS=(--task-tool slow_compute=optional --task-tool failing_job=required
+  --task-tool protocol_error_job=required --task-tool test_tool_with_task=required
+  --task-tool confirm_delete=optional,input-starts-task --task-tool multi_input=optional,input-starts-task)
+# Scenarios not run through the bridge, each for a reason: a scenario whose fixture the backend
+# itself only runs as a task (TaskRequired: it refuses the bridge's session, which does not declare
+# the tasks extension, with -32021), since the bridge does not speak the tasks extension to a backend.
+#   tasks-lifecycle         failing_job (sep-2663-tool-error-uses-completed-status)
+#   tasks-mrtr-composition  test_tool_with_task
+TASKS_BRIDGE_SKIP="tasks-lifecycle tasks-mrtr-composition"
+step_tasks_bridge() {
+  ensure_conformance
+  [[ -x $TMP/mcpkit ]] || (cd "$ROOT" && go build -o "$TMP/mcpkit" ./cmd/mcpkit)
+  local SERVER_ARGS=(bridge --addr 127.0.0.1:0 "${TASKS_BRIDGE_FLAGS[@]}" -- "$TMP/mcpkit" serve --stdio --fixtures --era legacy)
+  local scenarios sc rc=0
+  mapfile -t scenarios < <(task_scenarios)
+  ((${#scenarios[@]})) || { log "the suite lists no tasks-* scenario"; return 1; }
+  start_server "$TMP"
+  for sc in "${scenarios[@]}"; do
+    if [[ " $TASKS_BRIDGE_SKIP " == *" $sc "* ]]; then
+      log "tasks-bridge: $sc not run (its fixture is a task on the backend: see TASKS_BRIDGE_SKIP)"
+      continue
+    fi
+    run_suite tasks-bridge "$KEEP/tasks-bridge/$sc" --scenario "$sc" --spec-version "$REQUIREMENTS" --force || rc=1
+  done
+  stop_server
+  [[ $rc == 0 ]] || { cat "$TMP/server.log" >>"$KEEP/server.log"; }
+  return "$rc"
+}
+
 # unclean OUT: fail, listing them, when checks of the scenario results in OUT did not pass.
 unclean() {
   local bad
@@ -453,8 +496,8 @@ installed_in() { [[ -f $CACHE/$1/.installed && $(<"$CACHE/$1/.installed") == "$2
 apt_needed() { [[ ${MCPKIT_NO_SERVICES:-} != 1 ]]; }
 
 # What the setup step installs. MB is the disk it takes (measured on Debian, x86-64).
-need "Node 22 ($NODE_PKG)"            190 "go:root go:interop go:appsbrowser conformance* tasks skills" "installed_in node22 $NODE_PKG" ensure_node22
-need "the conformance suite ($CONFORMANCE_PKG)" 60 "conformance* tasks skills" "installed_in conformance $CONFORMANCE_PKG" ensure_conformance
+need "Node 22 ($NODE_PKG)"            190 "go:root go:interop go:appsbrowser conformance* tasks* skills" "installed_in node22 $NODE_PKG" ensure_node22
+need "the conformance suite ($CONFORMANCE_PKG)" 60 "conformance* tasks* skills" "installed_in conformance $CONFORMANCE_PKG" ensure_conformance
 need "server-everything ($EVERYTHING_PKG)" 40 "go:root go:interop" "installed_in everything $EVERYTHING_PKG" ensure_everything
 need "the TypeScript SDK 1.x client ($TS_SDK_PKG)" 30 "go:root" "installed_in tsclient $TS_SDK_PKG" ensure_npm_package tsclient "$TS_SDK_PKG"
 need "the TypeScript SDK 2.x client ($TS_MODERN_PKG)" 20 "go:root go:interop" "installed_in tsclient-modern $TS_MODERN_PKG" ensure_npm_package tsclient-modern "$TS_MODERN_PKG"
@@ -548,6 +591,7 @@ step "conformance-bridge:2025-11-25" "go node" step_conformance_bridge 2025-11-2
 step "conformance-gateway:2026-07-28" "go node" step_conformance_gateway 2026-07-28 --era legacy
 step conformance-auth-ext "go node" step_auth_ext
 step tasks "go node" step_tasks
+step tasks-bridge "go node" step_tasks_bridge
 step skills "go node" step_skills
 
 # ---------------------------------------------------------------------------------------------
@@ -564,7 +608,7 @@ matches() { # matches NAME "PATTERN...": whether NAME matches one of the glob pa
 
 SKIP_PATTERNS=${MCPKIT_SKIP_STEPS:-}
 [[ ${MCPKIT_SKIP_GO:-} != 1 ]] || SKIP_PATTERNS+=" go:*"
-[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-bridge:* conformance-gateway:* conformance-auth-ext tasks skills"
+[[ ${MCPKIT_SKIP_CONFORMANCE:-} != 1 ]] || SKIP_PATTERNS+=" conformance:* conformance-client:* conformance-bridge:* conformance-gateway:* conformance-auth-ext tasks tasks-bridge skills"
 
 if [[ ${MCPKIT_LIST:-} == 1 ]]; then
   for name in "${STEPS[@]}"; do printf '%-32s needs: %s\n' "$name" "${STEP_NEEDS[$name]}"; done

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -47,6 +48,10 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 	isolate := fs.String("isolate", "none", "which callers share a backend: none (callers with the same capabilities) or principal (a backend per authenticated\ncaller, whose list changes and resource updates reach that caller only; needs --auth-issuer)")
 	var headers headerFlags
 	fs.Var(&headers, "header", "`NAME:VALUE` header sent to a URL backend (repeatable)")
+	tasks := taskSupportFlag{v: mcp.TaskNone}
+	fs.Var(&tasks, "tasks", "whether a tools/call may run as a task of the front's tasks extension (the backend knows nothing of it): `none`, optional or required")
+	var taskTools taskToolsFlag
+	fs.Var(&taskTools, "task-tool", "`NAME=MODE[,input-starts-task]`: the task support of one tool (MODE none, optional or required), in place of --tasks; with input-starts-task, a backend request for input before the call became a task starts the task, which waits in input_required (repeatable)")
 	return func(inv *invocation) int {
 		ctx, stop := signal.NotifyContext(inv.ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -120,7 +125,8 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 			var err error
 			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
 				Isolate: iso, Interceptors: front.backendInterceptors, MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
-				PingInterval: *pingInterval, PingTimeout: *pingTimeout})
+				PingInterval: *pingInterval, PingTimeout: *pingTimeout,
+				Tasks: tasks.v, TaskTools: taskTools.m})
 			if err != nil {
 				return nil, err
 			}
@@ -156,4 +162,51 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 		w.partial = nil
 	}
 	return len(p), nil
+}
+
+// taskSupportFlag is --tasks: none, optional or required.
+type taskSupportFlag struct{ v mcp.TaskSupport }
+
+func (f *taskSupportFlag) String() string {
+	return [...]string{"none", "optional", "required"}[min(int(f.v), 2)]
+}
+
+func (f *taskSupportFlag) Set(v string) error {
+	s, err := parseTaskSupport(v)
+	f.v = s
+	return err
+}
+
+// taskToolsFlag is --task-tool NAME=MODE[,input-starts-task], repeatable.
+type taskToolsFlag struct{ m map[string]bridge.TaskTool }
+
+func (f *taskToolsFlag) String() string { return "" }
+
+func (f *taskToolsFlag) Set(v string) error {
+	name, mode, ok := strings.Cut(v, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want NAME=none|optional|required[,input-starts-task], got %q", v)
+	}
+	mode, starts := strings.CutSuffix(mode, ",input-starts-task")
+	s, err := parseTaskSupport(mode)
+	if err != nil {
+		return err
+	}
+	if f.m == nil {
+		f.m = map[string]bridge.TaskTool{}
+	}
+	f.m[name] = bridge.TaskTool{Support: s, InputStartsTask: starts}
+	return nil
+}
+
+func parseTaskSupport(v string) (mcp.TaskSupport, error) {
+	switch v {
+	case "none":
+		return mcp.TaskNone, nil
+	case "optional":
+		return mcp.TaskOptional, nil
+	case "required":
+		return mcp.TaskRequired, nil
+	}
+	return mcp.TaskNone, fmt.Errorf("want none, optional or required, got %q", v)
 }

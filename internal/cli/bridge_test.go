@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // mcpkit bridge -- mcpkit serve --stdio: it logs the url= line, serves the
@@ -151,5 +153,40 @@ func TestStderrLogBounded(t *testing.T) {
 	}
 	if out.Len() == 0 {
 		t.Error("nothing logged")
+	}
+}
+
+// --tasks and --task-tool: the modes, the input-starts-task suffix, and a
+// clear error for anything else.
+func TestBridgeTaskFlags(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bridge.TaskTool
+		err  bool
+	}{
+		{in: "slow=optional", want: bridge.TaskTool{Support: mcp.TaskOptional}},
+		{in: "slow=required,input-starts-task", want: bridge.TaskTool{Support: mcp.TaskRequired, InputStartsTask: true}},
+		{in: "slow=none", want: bridge.TaskTool{}},
+		{in: "slow=sometimes", err: true},
+		{in: "slow", err: true},
+		{in: "=optional", err: true},
+		{in: "slow=optional,other", err: true},
+	} {
+		var f taskToolsFlag
+		err := f.Set(tt.in)
+		if (err != nil) != tt.err {
+			t.Errorf("--task-tool %s: err %v, want error %v", tt.in, err, tt.err)
+			continue
+		}
+		if err == nil && f.m["slow"] != tt.want {
+			t.Errorf("--task-tool %s = %+v, want %+v", tt.in, f.m["slow"], tt.want)
+		}
+	}
+	var f taskSupportFlag
+	if err := f.Set("required"); err != nil || f.v != mcp.TaskRequired || f.String() != "required" {
+		t.Errorf("--tasks required = %v %v", f.v, err)
+	}
+	if err := f.Set("yes"); err == nil {
+		t.Error("--tasks yes: no error")
 	}
 }
