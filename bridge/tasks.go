@@ -43,13 +43,16 @@ func (t taskBridge) ToolTaskSupport(name string) mcp.TaskSupport {
 	return t.opts.Tasks
 }
 
-// CancelTask implements mcp.TaskCanceller: a task cancelled while it
-// waited for input (no run of it going on) lets go of its held backend
-// call at once, which is cancelled (the backend gets
-// notifications/cancelled), rather than after HoldTimeout.
-func (t taskBridge) CancelTask(id string) {
-	if h := t.held.takeTask(id); h != nil {
-		t.abandon(h)
+// CancelTask lets go of the backend call held for the front task id (a
+// task waiting for input, no run of it going on): it is cancelled at once
+// (the backend gets notifications/cancelled), rather than after
+// HoldTimeout. An id the bridge holds nothing for is ignored. It
+// implements mcp.TaskCanceller for the bridge's own front; a gateway
+// whose front runs the tasks calls it on each of its bridges. It is safe
+// for concurrent use.
+func (b *Bridge) CancelTask(id string) {
+	if h := b.held.takeTask(id); h != nil {
+		b.abandon(h)
 	}
 }
 

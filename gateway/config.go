@@ -14,7 +14,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 // MaxConfigBytes bounds the size of a configuration file Load reads.
@@ -87,6 +89,14 @@ type ServerConfig struct {
 	// each caller makes to the server, per replica; nil means none. See
 	// Backend.RateLimit.
 	RateLimit *RateLimit
+	// Tasks (tasks: none, optional or required) is the task support of the
+	// server's tools that TaskTools does not name: whether a tools/call may
+	// run as a task of the gateway's front. TaskTools (task_tools:
+	// {slow: required, confirm: "optional,input-starts-task"}) sets it per
+	// tool, by the server's own names, in the form of mcpkit bridge's
+	// --task-tool. See Backend.Tasks.
+	Tasks     mcp.TaskSupport
+	TaskTools map[string]bridge.TaskTool
 	// Line is the line of the server's name in the file.
 	Line int
 }
@@ -336,7 +346,7 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 	s := &ServerConfig{Name: name, Line: kn.Line}
 	what := "server " + name
 	var envNode, headersNode *yaml.Node
-	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required", "timeout", "scopes", "tool_scopes", "rate_limit"}, func(k string, kn, v *yaml.Node) error {
+	err := p.members(n, what, []string{"command", "env", "inherit_env", "dir", "url", "headers", "prefix", "tools", "required", "timeout", "scopes", "tool_scopes", "rate_limit", "tasks", "task_tools"}, func(k string, kn, v *yaml.Node) error {
 		switch k {
 		case "command":
 			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
@@ -432,6 +442,34 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 				return p.errf(v, "%s: rate_limit: want rate (such as 10/s), and burst if not the rate's count", what)
 			}
 			s.RateLimit = rl
+		case "tasks":
+			var text string
+			if err := p.scalar(v, what+": tasks", "!!str", &text); err != nil {
+				return err
+			}
+			t, err := parseTaskSupport(text)
+			if err != nil {
+				return p.errf(v, "%s: tasks: %v", what, err)
+			}
+			s.Tasks = t
+		case "task_tools":
+			s.TaskTools = map[string]bridge.TaskTool{}
+			return p.members(v, what+": task_tools", nil, func(tool string, kn, v *yaml.Node) error {
+				if tool == "" {
+					return p.errf(kn, "%s: task_tools: an empty tool name", what)
+				}
+				var text string
+				if err := p.scalar(v, what+": task_tools: "+tool, "!!str", &text); err != nil {
+					return err
+				}
+				mode, starts := strings.CutSuffix(text, ",input-starts-task")
+				t, err := parseTaskSupport(mode)
+				if err != nil {
+					return p.errf(v, "%s: task_tools: %s: %v (optionally followed by ,input-starts-task)", what, tool, err)
+				}
+				s.TaskTools[tool] = bridge.TaskTool{Support: t, InputStartsTask: starts}
+				return nil
+			})
 		case "inherit_env":
 			return p.scalar(v, what+": inherit_env", "!!bool", &s.InheritEnv)
 		case "prefix":
@@ -477,6 +515,19 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 		return nil, p.errf(headersNode, "%s: headers are for a url, not a command", what)
 	}
 	return s, nil
+}
+
+// parseTaskSupport parses none, optional or required.
+func parseTaskSupport(text string) (mcp.TaskSupport, error) {
+	switch text {
+	case "none":
+		return mcp.TaskNone, nil
+	case "optional":
+		return mcp.TaskOptional, nil
+	case "required":
+		return mcp.TaskRequired, nil
+	}
+	return mcp.TaskNone, fmt.Errorf("%q: want none, optional or required", text)
 }
 
 // scopes decodes a list of OAuth scopes: printable ASCII without spaces,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,17 @@ type Backend struct {
 	// "limit":"10/s","burst":20}; the backend is not asked. Reload keeps
 	// the buckets of a backend whose name and RateLimit are unchanged.
 	RateLimit *RateLimit
+	// Tasks and TaskTools are the backend's task support, as
+	// bridge.Options.Tasks and TaskTools are a bridge's (TaskTools by the
+	// backend's own tool names): its tools/call may run as tasks of the
+	// gateway's front, which serves tasks/get, tasks/update and
+	// tasks/cancel (see docs/gateway.md, "Tasks"). They replace
+	// Options.Bridge.Tasks and TaskTools, which the gateway ignores. The
+	// front serves the tasks extension when a backend given to New has
+	// task support; Reload cannot turn it on later (restart the gateway).
+	// Reload restarts a backend whose task support changed.
+	Tasks     mcp.TaskSupport
+	TaskTools map[string]bridge.TaskTool
 	// secrets are values a reason the backend is down must not show on
 	// /readyz (its header and env values, its URL's password), set by
 	// Config.Backends.
@@ -96,6 +108,7 @@ func (c *Config) Backends(stderr func(name string) io.Writer) []Backend {
 		}
 		out[i] = Backend{Name: s.Name, NoPrefix: s.NoPrefix, Required: s.Required, Timeout: s.Timeout, AllowTools: s.AllowTools, DenyTools: s.DenyTools,
 			Scopes: s.Scopes, ToolScopes: s.ToolScopes, RateLimit: s.RateLimit, secrets: s.secrets(),
+			Tasks: s.Tasks, TaskTools: s.TaskTools,
 			Transport: func() client.Transport { return s.Transport(w) }, Fingerprint: s.fingerprint()}
 	}
 	return out
@@ -143,6 +156,8 @@ type Gateway struct {
 	opts Options // with Server.Bus set
 	cur  atomic.Pointer[router]
 
+	tasks bool // the front serves the tasks extension (taskGateway)
+
 	mu     sync.Mutex // serializes Reload and Close
 	closed bool
 	stop   chan struct{} // closed by Close: ends watch and the start retries
@@ -176,6 +191,8 @@ type backend struct {
 	scopes    []string                      // Backend.Scopes
 	toolScope map[string][]string           // Backend.ToolScopes
 	limits    *limiter                      // nil: no rate limit
+	tasks     mcp.TaskSupport               // Backend.Tasks
+	taskTools map[string]bridge.TaskTool    // Backend.TaskTools
 	secrets   []string                      // Backend.secrets
 	print     string                        // Backend.Fingerprint
 	brp       atomic.Pointer[bridge.Bridge] // nil until it started
@@ -230,6 +247,9 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 			}
 		}
 	}
+	for _, b := range backends {
+		g.tasks = g.tasks || b.hasTasks()
+	}
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	r, _, err := g.build(ctx, backends, g.opts.Prefer, nil)
 	if err != nil {
@@ -242,6 +262,9 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 		so.Info = mcp.Implementation{Name: "mcpkit-gateway", Version: "0.1.0"}
 	}
 	so.Provider = g
+	if g.tasks {
+		so.Provider = taskGateway{g}
+	}
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), readiness{g})
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
@@ -406,9 +429,14 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 			return nil, nil, fmt.Errorf("gateway: backend %q has scopes, but the front server has no Auth", b.Name)
 		case b.RateLimit != nil && (b.RateLimit.Count <= 0 || b.RateLimit.Per <= 0 || b.RateLimit.Burst < 0):
 			return nil, nil, fmt.Errorf("gateway: backend %q: RateLimit %+v: want a positive Count and Per", b.Name, *b.RateLimit)
+		case b.hasTasks() && !g.tasks:
+			return nil, nil, fmt.Errorf("gateway: backend %q has task support, but the gateway started without any: its front does not serve the tasks extension; restart the gateway to turn tasks on", b.Name)
+		}
+		if err := b.checkTasks(); err != nil {
+			return nil, nil, err
 		}
 		be := &backend{name: b.Name, index: i, noPrefix: b.NoPrefix, required: b.Required, timeout: b.Timeout, allow: set(b.AllowTools), deny: set(b.DenyTools), print: b.Fingerprint,
-			scopes: b.Scopes, toolScope: b.ToolScopes, secrets: b.secrets}
+			scopes: b.Scopes, toolScope: b.ToolScopes, secrets: b.secrets, tasks: b.Tasks, taskTools: maps.Clone(b.TaskTools)}
 		if b.RateLimit != nil {
 			if o := old.lookup(b.Name); o != nil && o.limits != nil && o.limits.limit == newLimiter(*b.RateLimit).limit {
 				be.limits = o.limits // unchanged: the callers keep their buckets
@@ -433,7 +461,8 @@ func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, 
 	var firstErr error
 	for i, b := range backends {
 		if old != nil {
-			if o := old.named[b.Name]; o != nil && b.Fingerprint != "" && o.print == b.Fingerprint && o.bridge() != nil {
+			if o := old.named[b.Name]; o != nil && b.Fingerprint != "" && o.print == b.Fingerprint && o.bridge() != nil &&
+				o.tasks == b.Tasks && maps.Equal(o.taskTools, b.TaskTools) {
 				r.backends[i].brp.Store(o.bridge())
 				reused[o.bridge()] = true
 				continue
@@ -478,6 +507,7 @@ func (g *Gateway) bridgeOptions(b Backend) *bridge.Options {
 	bo.Backend = b.Transport
 	bo.Logger = g.log.With("backend", b.Name)
 	bo.Server = mcp.ServerOptions{Bus: g.opts.Server.Bus, Logger: bo.Logger}
+	bo.Tasks, bo.TaskTools = b.Tasks, b.TaskTools // the front runs the tasks; the bridge starts them (InputStartsTask)
 	return &bo
 }
 

@@ -145,10 +145,23 @@ type TaskProvider interface {
 	ToolTaskSupport(name string) TaskSupport
 }
 
+// TaskAdmitter is implemented by a TaskProvider that checks a caller
+// before its tools/call may become a task (the gateway checks the OAuth
+// scopes a backend's tool needs): AdmitTask is called for every
+// tools/call of a tool whose ToolTaskSupport is TaskOptional or
+// TaskRequired, with the caller's request info, before the call is run or
+// a task made. An error answers the call as it is (an *Error with its
+// code, InsufficientScope with HTTP 403 and its challenge), and no task is
+// made; nil lets the call go on. It is not called again when a task
+// resumes after tasks/update. It is called concurrently and must be quick.
+type TaskAdmitter interface {
+	AdmitTask(ctx context.Context, info *RequestInfo, name string) error
+}
+
 // provideTask runs a provided tools/call through the task machinery when
 // the provider says the tool may run as a task and the caller declared the
 // extension (done), or answers -32021 for a TaskRequired tool of a caller
-// that did not; otherwise it leaves the call to the ordinary path.
+// that did not, or the error of the provider's TaskAdmitter; otherwise it leaves the call to the ordinary path.
 func (x *exchange) provideTask(ctx context.Context, tp TaskProvider, info *RequestInfo, dst []byte) (out []byte, done bool, err error) {
 	nameV, _ := x.param("name")
 	name, ok := jsonscan.String(nameV)
@@ -156,6 +169,11 @@ func (x *exchange) provideTask(ctx context.Context, tp TaskProvider, info *Reque
 		return nil, true, InvalidParams("Invalid params: tools/call needs a string name")
 	}
 	support := tp.ToolTaskSupport(name)
+	if ta, ok := tp.(TaskAdmitter); ok && support != TaskNone {
+		if err := ta.AdmitTask(ctx, info, name); err != nil {
+			return nil, true, err
+		}
+	}
 	task := support != TaskNone && info.ClientCapabilities.HasExtension(TasksExtension)
 	if !task {
 		if support == TaskRequired {

@@ -346,6 +346,16 @@ step_conformance_gateway() {
     for arg in "$@"; do printf ', "%s"' "$arg"; done
     echo "]"
     echo "    prefix: false"
+    # --requirements 2026-07-28 also runs the (unscored) tasks-* scenarios: the front's tasks
+    # extension is on for them, with the bridge step's task support (TASKS_BRIDGE_FLAGS) as
+    # task_tools.
+    if [[ $req == 2026-07-28 ]]; then
+      echo "    task_tools:"
+      for arg in "${TASKS_BRIDGE_FLAGS[@]}"; do
+        [[ $arg != --task-tool ]] || continue
+        printf '      %s: "%s"\n' "${arg%%=*}" "${arg#*=}"
+      done
+    fi
   } >"$config"
   local SERVER_ARGS=(gateway --addr 127.0.0.1:0 --config "$config")
   # server-sse-polling runs no check through the gateway, as through the bridge (above).
