@@ -7,8 +7,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/mcpkit/mcpkit/bridge"
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/gateway"
+	"github.com/mcpkit/mcpkit/mcp"
 )
 
 func lookup(m map[string]string) func(string) (string, bool) {
@@ -31,6 +33,11 @@ func TestParse(t *testing.T) {
     tool_scopes:
       write: [files:write, audit]
     rate_limit: {rate: 10/s, burst: 20}
+    tasks: optional
+    task_tools:
+      slow: required
+      confirm: "optional,input-starts-task"
+      quick: none
 resources:
   prefer: files
 `
@@ -44,7 +51,9 @@ resources:
 				Env: map[string]string{"LOG_LEVEL": "info", "COST": "$5 ann"}, AllowTools: []string{"echo", "add"}, DenyTools: []string{"add"}, Required: true, Timeout: 30 * time.Second, Line: 2},
 			{Name: "files", URL: "http://127.0.0.1:9000/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}, NoPrefix: true, Line: 8,
 				Scopes: []string{"files:read"}, ToolScopes: map[string][]string{"write": {"files:write", "audit"}}, ScopesLine: 12,
-				RateLimit: &gateway.RateLimit{Count: 10, Per: time.Second, Burst: 20}},
+				RateLimit: &gateway.RateLimit{Count: 10, Per: time.Second, Burst: 20},
+				Tasks:     mcp.TaskOptional, TaskTools: map[string]bridge.TaskTool{"slow": {Support: mcp.TaskRequired},
+					"confirm": {Support: mcp.TaskOptional, InputStartsTask: true}, "quick": {}}},
 		},
 		Prefer: "files",
 	}
@@ -95,6 +104,12 @@ func TestParseErrors(t *testing.T) {
 		{"burst zero", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1/s, burst: 0}\n", "gw.yaml:4: server a: rate_limit: burst 0: want 1 to 1000000"},
 		{"burst a string", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1/s, burst: many}\n", "gw.yaml:4: server a: rate_limit: burst: want a whole number"},
 		{"rate_limit unknown key", "servers:\n  a:\n    command: [x]\n    rate_limit: {rate: 1/s, per: ip}\n", "gw.yaml:4: server a: rate_limit: unknown key \"per\""},
+		{"tasks unknown", "servers:\n  a:\n    command: [x]\n    tasks: always\n", "gw.yaml:4: server a: tasks: \"always\": want none, optional or required"},
+		{"tasks not a string", "servers:\n  a:\n    command: [x]\n    tasks: true\n", "gw.yaml:4: server a: tasks: want a string"},
+		{"task_tools not a map", "servers:\n  a:\n    command: [x]\n    task_tools: [slow]\n", "gw.yaml:4: server a: task_tools: want a mapping"},
+		{"task_tools bad mode", "servers:\n  a:\n    command: [x]\n    task_tools:\n      slow: sometimes\n", "gw.yaml:5: server a: task_tools: slow: \"sometimes\": want none, optional or required"},
+		{"task_tools bad suffix", "servers:\n  a:\n    command: [x]\n    task_tools:\n      slow: optional,soon\n", "gw.yaml:5: server a: task_tools: slow: \"optional,soon\""},
+		{"task_tools duplicate", "servers:\n  a:\n    command: [x]\n    task_tools:\n      slow: optional\n      slow: required\n", "gw.yaml:6: server a: task_tools: \"slow\" appears twice"},
 		{"env in command not expanded", "servers:\n  a:\n    command: [x]\n    inherit_env: 1\n", "gw.yaml:4: server a: inherit_env: want true or false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
