@@ -13,9 +13,9 @@ import (
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/gateway"
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
-	"github.com/mcpkit/mcpkit/oauth/oauthtest"
 	"github.com/mcpkit/mcpkit/internal/realtime"
 	"github.com/mcpkit/mcpkit/mcp"
+	"github.com/mcpkit/mcpkit/oauth/oauthtest"
 )
 
 // Tests of backends' tool calls run as tasks of the gateway's front
