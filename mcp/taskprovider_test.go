@@ -211,3 +211,61 @@ func TestTaskProviderCancelParked(t *testing.T) {
 		}
 	})
 }
+
+// admittingProvider is a taskProvider whose TaskAdmitter refuses the
+// callers without a principal, and records the tools it was asked about.
+type admittingProvider struct {
+	*taskProvider
+	asked chan string
+}
+
+func (p admittingProvider) AdmitTask(ctx context.Context, info *RequestInfo, name string) error {
+	p.asked <- name
+	if info.Principal == nil {
+		return &Error{Code: -32001, Message: "not for you"}
+	}
+	return nil
+}
+
+// TestTaskAdmitter: a TaskProvider's TaskAdmitter runs before a call of a
+// task-capable tool may become a task, with or without the extension, and
+// its error answers the call (no task); it is not asked about a tool that
+// is never a task.
+func TestTaskAdmitter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := admittingProvider{taskProvider: &taskProvider{support: map[string]TaskSupport{"quick": TaskRequired}}, asked: make(chan string, 8)}
+		s := NewServer(&ServerOptions{Provider: p})
+		defer s.Shutdown(context.Background())
+		ann := &Principal{Subject: "ann"}
+		for _, tc := range []struct {
+			name, tool, caps string
+			p                *Principal
+			code             int // the error's, 0 for a task or a result
+			resultType       string
+			asked            bool
+		}{
+			{"refused, with the extension", "quick", extCaps, nil, -32001, "", true},
+			{"refused, without it", "quick", `{}`, nil, -32001, "", true},
+			{"admitted", "quick", extCaps, ann, 0, "task", true},
+			{"admitted, without the extension", "quick", `{}`, ann, -32021, "", true},
+			{"never a task", "other", extCaps, nil, -32602, "", false},
+		} {
+			r := taskCall(t, context.Background(), s, tc.p, tc.caps, "tools/call", `{"name":"`+tc.tool+`","arguments":{}}`)
+			switch {
+			case tc.code != 0 && (r.Error == nil || r.Error.Code != tc.code):
+				t.Errorf("%s: %+v %+v, want error %v", tc.name, r.Result, r.Error, tc.code)
+			case tc.code == 0 && (r.Error != nil || r.Result["resultType"] != tc.resultType):
+				t.Errorf("%s: %+v %+v, want resultType %s", tc.name, r.Result, r.Error, tc.resultType)
+			}
+			var asked bool
+			select {
+			case name := <-p.asked:
+				asked = name == tc.tool
+			default:
+			}
+			if asked != tc.asked {
+				t.Errorf("%s: AdmitTask asked: %v, want %v", tc.name, asked, tc.asked)
+			}
+		}
+	})
+}
