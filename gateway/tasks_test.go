@@ -367,7 +367,8 @@ func TestTaskScopes(t *testing.T) {
 }
 
 // Reload cannot turn tasks on for a gateway whose front started without
-// them, and restarts a backend whose task support changed.
+// them, and changes the task support of a gateway that has them; New
+// refuses an invalid TaskSupport.
 func TestTaskReload(t *testing.T) {
 	g, _ := start(t, []gateway.Backend{srv{name: "a", tools: []string{"t"}}.backend()}, nil)
 	b := srv{name: "a", tools: []string{"t"}}.backend()
@@ -375,6 +376,22 @@ func TestTaskReload(t *testing.T) {
 	err := g.Reload(context.Background(), []gateway.Backend{b}, "")
 	if err == nil || !strings.Contains(err.Error(), `backend "a" has task support`) || !strings.Contains(err.Error(), "restart the gateway") {
 		t.Errorf("Reload turning tasks on = %v, want an error naming the backend", err)
+	}
+	// A gateway that started with tasks takes new task support on reload.
+	tg, _, _ := taskGateway(t, client.LegacyOnly, nil)
+	plain := taskClient(t, tg, false)
+	if _, err := plain.CallTool(context.Background(), "work_echo", map[string]any{"text": "hi"}); err != nil {
+		t.Fatalf("work_echo before the reload: %v", err)
+	}
+	work := taskServer(make(chan string, 8), make(chan struct{}))
+	reloaded := gateway.Backend{Name: "work", Transport: func() client.Transport { return &client.MemoryTransport{Server: work} },
+		TaskTools: map[string]bridge.TaskTool{"echo": {Support: mcp.TaskRequired}}}
+	if err := tg.Reload(context.Background(), []gateway.Backend{reloaded}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var e *mcp.Error
+	if _, err := plain.CallTool(context.Background(), "work_echo", map[string]any{"text": "hi"}); !errors.As(err, &e) || e.Code != -32021 {
+		t.Errorf("work_echo, required after the reload, without the extension = %v, want -32021", err)
 	}
 	bad := srv{name: "a", tools: []string{"t"}}.backend()
 	bad.Tasks = mcp.TaskRequired + 1
