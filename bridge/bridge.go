@@ -306,11 +306,25 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	b.adopt(probe)
 	if b.modern.Load() && o.Isolate == IsolateNone {
 		if f := b.listFilter(); f.ToolsListChanged || f.PromptsListChanged || f.ResourcesListChanged {
-			// The bridge's own list-changes stream (listen.go): it
-			// starts now and is acknowledged in the background.
-			// Close stops it.
-			if _, _, err := b.hold(streamKey{key: emptyKey}); err != nil {
-				b.log.Warn("bridge: opening the backend's list-changes stream failed", "err", err)
+			// The bridge's own list-changes stream (listen.go), which
+			// Close stops. New waits for its acknowledgement (at most
+			// LeaseWait), so that no list change after New is missed; a
+			// stream not acknowledged by then goes on trying.
+			st, _, err := b.hold(streamKey{key: emptyKey})
+			if err == nil {
+				t := time.NewTimer(o.LeaseWait)
+				select {
+				case <-st.ready:
+					err = st.err
+				case <-t.C:
+					err = errors.New("not acknowledged within LeaseWait")
+				case <-ctx.Done():
+					err = ctx.Err()
+				}
+				t.Stop()
+			}
+			if err != nil {
+				b.log.Warn("bridge: opening the backend's list-changes stream failed", "err", clip.String(err.Error(), 256))
 			}
 		}
 	}
