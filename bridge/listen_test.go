@@ -3,6 +3,8 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,5 +191,44 @@ func TestLegacySubscriptionRenewed(t *testing.T) {
 			t.Errorf("got %s", got)
 		}
 		break
+	}
+}
+
+// Past Options.MaxListenStreams backend streams, a front listen stream
+// that needs another is refused with 503; one that needs none is not.
+func TestModernListenStreamsBounded(t *testing.T) {
+	be := listenBackend(make(chan []string, 16))
+	b := startBridge(t, &bridge.Options{
+		Backend:          func() client.Transport { return &client.MemoryTransport{Server: be} },
+		Eras:             client.ModernOnly,
+		MaxListenStreams: 2, // the bridge's list-changes stream and one URI
+	})
+	c := mcptest.NewClient(t, b.Server())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, tt := range []struct {
+		name string
+		uris []string
+		ok   bool
+	}{
+		{"two URIs", []string{"test://r", "test://s"}, false},
+		{"one URI", []string{"test://r"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for ev, err := range c.Client().Listen(ctx, client.ListenFilter{ToolsListChanged: true, ResourceSubscriptions: tt.uris}) {
+				var me *mcp.Error
+				switch {
+				case tt.ok && err != nil:
+					t.Fatal(err)
+				case tt.ok:
+					if ev.Acknowledged == nil {
+						t.Fatalf("first event %+v, want the acknowledgement", ev)
+					}
+				case !errors.As(err, &me) || me.Code != -32603 || !strings.Contains(me.Message, "MaxListenStreams"):
+					t.Fatalf("event %+v, err %v: want -32603 naming MaxListenStreams", ev, err)
+				}
+				break
+			}
+		})
 	}
 }
