@@ -232,3 +232,38 @@ func TestModernListenStreamsBounded(t *testing.T) {
 		})
 	}
 }
+
+// A legacy caller's resources/subscribe, on a modern backend, holds a
+// backend listen stream too: the update reaches its session.
+func TestModernLegacyCallerSubscribe(t *testing.T) {
+	opened := make(chan []string, 16)
+	be := listenBackend(opened)
+	b := modernBridge(t, be)
+	c := mcptest.NewClient(t, b.Server(), mcptest.Legacy())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ev, err := range c.Client().Listen(ctx, client.ListenFilter{ResourceSubscriptions: []string{"test://r"}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Acknowledged != nil {
+			if diff := cmp.Diff([]string{"test://r"}, ev.Acknowledged.ResourceSubscriptions); diff != "" {
+				t.Fatalf("acknowledged subscriptions (-want +got):\n%s", diff)
+			}
+			select {
+			case u := <-opened:
+				if !cmp.Equal(u, []string{"test://r"}) {
+					t.Fatalf("backend stream on %q", u)
+				}
+			case <-ctx.Done():
+				t.Fatal("no backend listen stream opened")
+			}
+			be.NotifyResourceUpdated("test://r")
+			continue
+		}
+		if got := updatedURI(ev.Notification); got != "notifications/resources/updated test://r" {
+			t.Errorf("got %s", got)
+		}
+		break
+	}
+}
