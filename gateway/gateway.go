@@ -630,7 +630,7 @@ func (g *router) advertisement(intro string) *mcp.Advertisement {
 		list(&caps.Tools, c.Tools)
 		list(&caps.Prompts, c.Prompts)
 		if c.Resources != nil {
-			// Subscriptions are not relayed (as by the bridge).
+			// The gateway routes no subscriptions to its backends.
 			caps.Resources = &mcp.ResourcesCapability{ListChanged: true}
 		}
 		if c.Completions != nil {
