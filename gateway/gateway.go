@@ -181,6 +181,12 @@ type backend struct {
 	brp       atomic.Pointer[bridge.Bridge] // nil until it started
 	why       atomic.Pointer[string]        // why it has not started yet
 
+	// listed is, per kind of list, one more than the items the backend's
+	// first page held when last listed (0: not listed yet), or
+	// MinPageItems+1 when it had more pages: what list expects of the
+	// backend when it decides which backends to ask at once.
+	listed [4]atomic.Int32
+
 	// ctx ends when the backend is removed (or restarted) by a Reload, or
 	// the gateway closes: the calls in flight on it end then.
 	ctx    context.Context
