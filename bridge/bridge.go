@@ -23,7 +23,10 @@
 // with backoff; calls in flight on it get -32603 naming its exit status (or
 // that it stopped answering), never its stderr. A front listen stream's
 // resourceSubscriptions become the backend's resources/subscribe, one per
-// (key, URI), reference-counted.
+// (key, URI), reference-counted and renewed on a new session when the
+// backend's ends; on a modern backend, they and the list changes become
+// the backend's own listen streams, deduplicated (one per key for list
+// changes, one per key and URI) and reopened with backoff.
 package bridge
 
 import (
@@ -105,6 +108,12 @@ type Options struct {
 	// MaxSessions bounds the backend sessions over all keys, the probe
 	// session not counted. Default 16. It cannot be off.
 	MaxSessions int
+	// MaxListenStreams bounds the subscriptions/listen streams the bridge
+	// keeps open on a modern backend, over all keys: one for list changes
+	// per key, and one per (key, resource URI) that front listen streams
+	// subscribe to (see docs/bridge.md). A front listen stream that needs
+	// one more gets 503 with Retry-After. Default 1024. It cannot be off.
+	MaxListenStreams int
 	// LeaseWait bounds how long a call waits for a backend session when
 	// all are busy; then it gets 503 with Retry-After. Default 5s. It
 	// cannot be off.
@@ -174,6 +183,12 @@ type Bridge struct {
 	// modern reports that the backend speaks 2026-07-28 (modern.go).
 	modern atomic.Bool
 	subs   subscriptions
+	// streams are the backend listen streams of a modern backend
+	// (listen.go).
+	streams backendStreams
+	// life ends when the bridge closes: it bounds the background work
+	// (renewing subscriptions).
+	life context.Context
 	// schemas are the backend's tool schemas, for Mcp-Param-* checks.
 	schemas schemas
 	id      string // this replica, in sealed states
@@ -220,6 +235,7 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		}
 	}
 	o.MaxSessions = setting("MaxSessions", o.MaxSessions, 16)
+	o.MaxListenStreams = setting("MaxListenStreams", o.MaxListenStreams, 1024)
 	o.LeaseWait = setting("LeaseWait", o.LeaseWait, 5*time.Second)
 	o.HoldTimeout = setting("HoldTimeout", o.HoldTimeout, 60*time.Second)
 	if ttl := o.Server.State.TTL; ttl > 0 && ttl < o.HoldTimeout {
@@ -240,8 +256,11 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		b.log = slog.Default()
 	}
 	b.id = newID()
+	sctx, cancel := context.WithCancel(context.Background())
+	b.life, b.stop = sctx, cancel
 	probe, err := b.connect(ctx, mcp.ClientCapabilities{}, nil)
 	if err != nil {
+		cancel()
 		return nil, fmt.Errorf("bridge: starting the backend: %w", err)
 	}
 	so := o.Server
@@ -285,8 +304,30 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 	b.front.Store(b.srv)
 	b.pool = newPool(b)
 	b.adopt(probe)
-	sctx, cancel := context.WithCancel(context.Background())
-	b.stop = cancel
+	if b.modern.Load() && o.Isolate == IsolateNone {
+		if f := b.listFilter(); f.ToolsListChanged || f.PromptsListChanged || f.ResourcesListChanged {
+			// The bridge's own list-changes stream (listen.go), which
+			// Close stops. New waits for its acknowledgement (at most
+			// LeaseWait), so that no list change after New is missed; a
+			// stream not acknowledged by then goes on trying.
+			st, _, err := b.hold(streamKey{key: emptyKey})
+			if err == nil {
+				t := time.NewTimer(o.LeaseWait)
+				select {
+				case <-st.ready:
+					err = st.err
+				case <-t.C:
+					err = errors.New("not acknowledged within LeaseWait")
+				case <-ctx.Done():
+					err = ctx.Err()
+				}
+				t.Stop()
+			}
+			if err != nil {
+				b.log.Warn("bridge: opening the backend's list-changes stream failed", "err", clip.String(err.Error(), 256))
+			}
+		}
+	}
 	go b.supervise(sctx, probe)
 	return b, nil
 }
@@ -310,6 +351,7 @@ func (b *Bridge) Close() error {
 	b.stop()
 	<-b.stopped
 	b.held.cancelAll()
+	b.closeStreams()
 	b.pool.closeAll()
 	if probe != nil {
 		probe.Close()
@@ -339,9 +381,10 @@ func (b *Bridge) adopt(probe *client.Client) {
 	}
 	if caps.Resources != nil {
 		// Subscriptions are relayed as the legacy resources/subscribe
-		// (subscribe.go); a modern backend's listen streams are not yet.
+		// (subscribe.go), or as a modern backend's listen streams
+		// (listen.go).
 		adv.Resources = &mcp.ResourcesCapability{ListChanged: caps.Resources.ListChanged,
-			Subscribe: caps.Resources.Subscribe && probe.Era() == mcp.EraLegacy}
+			Subscribe: caps.Resources.Subscribe}
 	}
 	b.modern.Store(probe.Era() != mcp.EraLegacy)
 	a := &mcp.Advertisement{Capabilities: adv, Instructions: probe.Instructions()}

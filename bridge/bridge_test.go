@@ -664,6 +664,9 @@ func TestParamHeadersChecked(t *testing.T) {
 
 // A session whose backend exited while idle is not handed out again: the
 // next call gets a new backend session instead of the dead one's error.
+// (The backend is spoken to as a legacy one: a modern backend's shared
+// session is never idle, its list-changes stream holds it, and that stream
+// replaces it on its own when it ends.)
 func TestIdleSessionThatExited(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -673,6 +676,7 @@ func TestIdleSessionThatExited(t *testing.T) {
 		Backend: func() client.Transport {
 			return &client.CommandTransport{Command: exe, Env: []string{"BRIDGE_TEST_BACKEND=1"}, Stderr: io.Discard}
 		},
+		Eras: client.LegacyOnly,
 	})
 	c := mcptest.NewClient(t, b.Server())
 	if _, err := c.Client().CallTool(context.Background(), "exitsoon", nil); err != nil {

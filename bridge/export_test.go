@@ -30,3 +30,17 @@ func Held(b *Bridge) int {
 	defer b.held.mu.Unlock()
 	return len(b.held.m)
 }
+
+// EndSessions ends every pooled backend session's connection, as a
+// backend restart does (the probe session is left alone).
+func EndSessions(b *Bridge) {
+	b.pool.mu.Lock()
+	var all []*session
+	for _, ss := range b.pool.byKey {
+		all = append(all, ss...)
+	}
+	b.pool.mu.Unlock()
+	for _, s := range all {
+		s.c.Close()
+	}
+}

@@ -116,7 +116,10 @@ func TestBackendIdentityChanges(t *testing.T) {
 		}
 		break
 	}
-	if diff := cmp.Diff(identity{mcp.Implementation{Name: "identity", Version: "2"}, "run 2", true}, discover()); diff != "" {
+	// Run 2 is the shared backend session the bridge opened at start-up
+	// for the modern backend's list-changes stream (and its calls): the
+	// restarted probe is run 3.
+	if diff := cmp.Diff(identity{mcp.Implementation{Name: "identity", Version: "3"}, "run 3", true}, discover()); diff != "" {
 		t.Errorf("after the restart (-want +got):\n%s", diff)
 	}
 }

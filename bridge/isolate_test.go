@@ -102,10 +102,20 @@ func whoami(t *testing.T, c *client.Client) string {
 
 // With IsolatePrincipal each principal gets a backend of its own, and what
 // one principal's backend reports reaches that principal's listen streams
-// only.
+// only: a legacy backend's notifications, and a modern backend's listen
+// streams, which the bridge opens on each principal's own session.
 func TestIsolatePrincipal(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		era  client.EraPreference
+	}{{"legacy", client.LegacyOnly}, {"modern", client.ModernOnly}} {
+		t.Run(tt.name, func(t *testing.T) { testIsolatePrincipal(t, tt.era) })
+	}
+}
+
+func testIsolatePrincipal(t *testing.T, era client.EraPreference) {
 	in := &instances{}
-	b, url := isolatedFront(t, in)
+	b, url := isolatedFront(t, in, era)
 	alice, bob := connectAs(t, url, "alice"), connectAs(t, url, "bob")
 	a, bb := whoami(t, alice), whoami(t, bob)
 	if a == bb || a == "0" || bb == "0" { // instance 0 is the probe

@@ -2,25 +2,31 @@ package bridge
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
-// This file relays resource subscriptions. A front listen stream's
-// resourceSubscriptions become the backend's resources/subscribe, one per
-// (key, URI) however many streams name it, on a shared backend session of
-// the caller's key that the subscriptions keep leased (so it is neither
-// evicted nor closed while any stream needs it, and counts against
-// MaxSessions). The last stream naming a URI to end unsubscribes it; the
-// last stream of a key releases the session. The backend's
-// notifications/resources/updated reach the front's streams through
-// onNotification and the front's Bus.
+// This file relays resource subscriptions to a legacy backend. A front
+// listen stream's resourceSubscriptions become the backend's
+// resources/subscribe, one per (key, URI) however many streams name it, on
+// a shared backend session of the caller's key that the subscriptions keep
+// leased (so it is neither evicted nor closed while any stream needs it,
+// and counts against MaxSessions). The last stream naming a URI to end
+// unsubscribes it; the last stream of a key releases the session. When the
+// session ends (the backend restarted), every URI still named is
+// subscribed again on a new session of the key, with backoff until that
+// succeeds. The backend's notifications/resources/updated reach the
+// front's streams through onNotification and the front's Bus. (A modern
+// backend's subscriptions are listen streams: listen.go.)
 
 // unsubscribeTimeout bounds a backend resources/unsubscribe sent as the
-// last stream naming the URI ends.
+// last stream naming the URI ends, and each resources/subscribe of a
+// renewal.
 const unsubscribeTimeout = 5 * time.Second
 
 // subscriptions are the backend subscriptions of the front's listen
@@ -36,14 +42,21 @@ type keySubs struct {
 	streams int // guarded by subscriptions.mu
 
 	mu   sync.Mutex // serializes the backend calls of this key
-	s    *session   // shared lease, held while uris is not empty
-	uris map[string]int
+	key  string
+	caps mcp.ClientCapabilities
+	s    *session // shared lease, held while uris is not empty; nil while renewing
+	// unwatch stops the watcher of s when the key lets s go.
+	unwatch chan struct{}
+	uris    map[string]int
 }
 
 // observeListen is the front's ListenOptions.Observe: it subscribes the
 // backend to the stream's granted resourceSubscriptions and returns what
 // unsubscribes them.
 func (b *Bridge) observeListen(ctx context.Context, info *mcp.RequestInfo, granted mcp.SubscriptionFilter) (func(), error) {
+	if b.modern.Load() {
+		return b.observeModern(ctx, info, granted)
+	}
 	uris := slices.Compact(slices.Sorted(slices.Values(granted.ResourceSubscriptions)))
 	if len(uris) == 0 {
 		return nil, nil
@@ -59,7 +72,7 @@ func (b *Bridge) observeListen(ctx context.Context, info *mcp.RequestInfo, grant
 	}
 	ks := t.byKey[key]
 	if ks == nil {
-		ks = &keySubs{uris: map[string]int{}}
+		ks = &keySubs{key: key, caps: caps, uris: map[string]int{}}
 		t.byKey[key] = ks
 	}
 	ks.streams++
@@ -74,18 +87,9 @@ func (b *Bridge) observeListen(ctx context.Context, info *mcp.RequestInfo, grant
 
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
-	if ks.s != nil && ks.s.ended() {
-		// Its backend exited: what it held is gone with it.
-		b.pool.release(ks.s)
-		ks.s, ks.uris = nil, map[string]int{}
-	}
-	if ks.s == nil {
-		s, err := b.pool.acquire(ctx, key, caps, false)
-		if err != nil {
-			done()
-			return nil, err
-		}
-		ks.s = s
+	if err := b.attach(ctx, ks); err != nil {
+		done()
+		return nil, err
 	}
 	var taken []string
 	for _, u := range uris {
@@ -108,30 +112,99 @@ func (b *Bridge) observeListen(ctx context.Context, info *mcp.RequestInfo, grant
 	}, nil
 }
 
+// attach makes sure ks has a live session: when its session ended (the
+// backend restarted), it leases a new one and subscribes it to every URI
+// still named. Callers hold ks.mu.
+func (b *Bridge) attach(ctx context.Context, ks *keySubs) error {
+	if ks.s != nil && !ks.s.ended() {
+		return nil
+	}
+	if ks.s != nil {
+		// Its watcher renews too, and stops on seeing ks.s replaced.
+		b.pool.release(ks.s)
+		ks.s = nil
+	}
+	s, err := b.pool.acquire(ctx, ks.key, ks.caps, false)
+	if err != nil {
+		return err
+	}
+	for _, u := range slices.Sorted(maps.Keys(ks.uris)) {
+		cctx, cancel := context.WithTimeout(ctx, unsubscribeTimeout)
+		_, err := s.c.Call(cctx, "resources/subscribe", map[string]any{"uri": u})
+		cancel()
+		if err != nil {
+			err = b.backendError(ctx, s, err)
+			b.pool.release(s)
+			return err
+		}
+	}
+	ks.s, ks.unwatch = s, make(chan struct{})
+	go b.watchSubs(ks, s, ks.unwatch)
+	return nil
+}
+
+// watchSubs renews the subscriptions of ks when its session s ends, with
+// backoff, until a new session holds them, ks lets them go, or the bridge
+// closes.
+func (b *Bridge) watchSubs(ks *keySubs, s *session, unwatch <-chan struct{}) {
+	select {
+	case <-s.done:
+	case <-unwatch:
+		return
+	case <-b.life.Done():
+		return
+	}
+	backoff := b.opts.MinBackoff
+	for {
+		ks.mu.Lock()
+		if (ks.s != nil && ks.s != s) || (ks.s == nil && len(ks.uris) == 0) {
+			ks.mu.Unlock()
+			return // renewed by a new stream, or not needed any more
+		}
+		ctx, cancel := context.WithTimeout(b.life, b.opts.LeaseWait+unsubscribeTimeout)
+		err := b.attach(ctx, ks)
+		cancel()
+		n := len(ks.uris)
+		ks.mu.Unlock()
+		if err == nil {
+			b.log.Info("bridge: backend subscriptions renewed on a new session", "uris", n)
+			return
+		}
+		if b.life.Err() != nil {
+			return
+		}
+		b.log.Warn("bridge: renewing backend subscriptions failed", "err", clip.String(err.Error(), 256), "retry_in", backoff)
+		select {
+		case <-b.life.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, b.opts.MaxBackoff)
+	}
+}
+
 // unsubscribe drops a reference on each of uris, unsubscribing the
 // backend from those no stream names any more, and releases the session
 // when none is left. Callers hold ks.mu.
 func (b *Bridge) unsubscribe(ks *keySubs, uris []string) {
-	if ks.s == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), unsubscribeTimeout)
 	defer cancel()
 	for _, u := range uris {
 		if ks.uris[u] == 0 {
-			continue // the session was replaced since
+			continue
 		}
 		if ks.uris[u]--; ks.uris[u] > 0 {
 			continue
 		}
 		delete(ks.uris, u)
-		if !ks.s.ended() {
+		if ks.s != nil && !ks.s.ended() {
 			if _, err := ks.s.c.Call(ctx, "resources/unsubscribe", map[string]any{"uri": u}); err != nil {
-				b.log.Warn("bridge: unsubscribing the backend failed", "uri", u, "err", err)
+				b.log.Warn("bridge: unsubscribing the backend failed", "uri", clip.String(u, 256), "err", clip.String(err.Error(), 256))
 			}
 		}
 	}
-	if len(ks.uris) == 0 {
+	if len(ks.uris) == 0 && ks.s != nil {
+		close(ks.unwatch)
 		b.pool.release(ks.s)
 		ks.s = nil
 	}

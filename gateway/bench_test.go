@@ -16,7 +16,8 @@ import (
 // processes): tools/call through the bridge alone and through a gateway
 // of that one backend, at 16 callers on 2 cores; and a whole tools/list
 // through the bridge (one backend of 50 tools) against a gateway of 1 and
-// of 10 such backends (the merged list, 500 tools). Each backend is a
+// of 10 such backends (the merged list, 500 tools); and the first page
+// alone, of the bridge and of the gateway of 10. Each backend is a
 // legacy session over client.MemoryTransport, as a bridged stdio server
 // is legacy.
 func BenchmarkGateway(b *testing.B) {
@@ -99,6 +100,19 @@ func BenchmarkGateway(b *testing.B) {
 				}
 				if n != bc.items {
 					b.Fatalf("listed %d tools, want %d", n, bc.items)
+				}
+			}
+		})
+	}
+	for _, bc := range []struct {
+		name string
+		c    *client.Client
+	}{{"page/bridge", cb}, {"page/gateway-10", c10}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bc.c.Call(ctx, "tools/list", nil); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

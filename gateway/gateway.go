@@ -198,6 +198,12 @@ type backend struct {
 	brp       atomic.Pointer[bridge.Bridge] // nil until it started
 	why       atomic.Pointer[string]        // why it has not started yet
 
+	// listed is, per kind of list, one more than the items the backend's
+	// first page held when last listed (0: not listed yet), or
+	// MinPageItems+1 when it had more pages: what list expects of the
+	// backend when it decides which backends to ask at once.
+	listed [4]atomic.Int32
+
 	// ctx ends when the backend is removed (or restarted) by a Reload, or
 	// the gateway closes: the calls in flight on it end then.
 	ctx    context.Context
@@ -654,7 +660,7 @@ func (g *router) advertisement(intro string) *mcp.Advertisement {
 		list(&caps.Tools, c.Tools)
 		list(&caps.Prompts, c.Prompts)
 		if c.Resources != nil {
-			// Subscriptions are not relayed (as by the bridge).
+			// The gateway routes no subscriptions to its backends.
 			caps.Resources = &mcp.ResourcesCapability{ListChanged: true}
 		}
 		if c.Completions != nil {

@@ -256,9 +256,11 @@ func splitResult(raw json.RawMessage) (body, meta []byte, err error) {
 		return nil, nil, errors.New("the result is not a JSON object")
 	}
 	owned := false
-	for _, k := range resultOwned {
-		if _, ok := jsonscan.Lookup(raw, k); ok {
-			owned = true
+	it, _ := jsonscan.Object(raw)
+	var mem jsonscan.Member
+	for !owned && it.NextKey(&mem) { // one pass over the body, values skipped
+		for _, k := range resultOwned {
+			owned = owned || mem.KeyIs(k)
 		}
 	}
 	if !owned {

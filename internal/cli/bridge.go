@@ -39,6 +39,7 @@ input_required rounds. See docs/bridge.md.
 func bridgeFlags(fs *flag.FlagSet) Runner {
 	front := registerFront(fs)
 	maxSessions := fs.Int("max-sessions", 0, "cap on the backend sessions (processes, for a command) over all capability keys (0: 16)")
+	maxListen := fs.Int("max-listen-streams", 0, "cap on the listen streams opened on a modern backend for the front's listeners, over all keys (0: 1024)")
 	holdTimeout := fs.Duration("hold-timeout", 0, "how long a backend call waits for the retry that answers its input requests (0: 60s)")
 	pingInterval := fs.Duration("ping-interval", 0, "how often the backend is pinged (always on the probe session, while calls are in flight on the others) to find one that stops answering (0: 10s; negative: never)")
 	pingTimeout := fs.Duration("ping-timeout", 0, "how long a ping waits for the backend's answer before the backend is ended and restarted (0: 5s)")
@@ -96,8 +97,8 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 		default:
 			return inv.usageError("--isolate %q: want none or principal", *isolate)
 		}
-		if *maxSessions < 0 || *holdTimeout < 0 || *pingTimeout < 0 {
-			return inv.usageError("--max-sessions, --hold-timeout and --ping-timeout cannot be negative")
+		if *maxSessions < 0 || *maxListen < 0 || *holdTimeout < 0 || *pingTimeout < 0 {
+			return inv.usageError("--max-sessions, --max-listen-streams, --hold-timeout and --ping-timeout cannot be negative")
 		}
 		if *pingInterval < 0 {
 			*pingInterval = mcp.Off
@@ -124,7 +125,7 @@ func bridgeFlags(fs *flag.FlagSet) Runner {
 			defer cancel()
 			var err error
 			b, err = bridge.New(sctx, &bridge.Options{Backend: backend, Eras: era, Server: *o, Logger: log, Extensions: exts,
-				Isolate: iso, Interceptors: front.backendInterceptors, MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
+				Isolate: iso, Interceptors: front.backendInterceptors, MaxSessions: *maxSessions, MaxListenStreams: *maxListen, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise,
 				PingInterval: *pingInterval, PingTimeout: *pingTimeout,
 				Tasks: tasks.v, TaskTools: taskTools.m})
 			if err != nil {

@@ -137,6 +137,7 @@ func TestBridgeIsolateUsage(t *testing.T) {
 		{[]string{"--isolate", "principal", "http://127.0.0.1:1/mcp"}, "--auth-issuer"},
 		{[]string{"--stdio", "--isolate", "principal", "http://127.0.0.1:1/mcp"}, "--stdio"},
 		{[]string{"--isolate", "user", "http://127.0.0.1:1/mcp"}, "want none or principal"},
+		{[]string{"--max-listen-streams", "-1", "http://127.0.0.1:1/mcp"}, "--max-listen-streams"},
 	} {
 		var out strings.Builder
 		if code := run(append([]string{"bridge"}, tc.args...), strings.NewReader(""), io.Discard, &out); code != exitUsage || !strings.Contains(out.String(), tc.want) {

@@ -20,8 +20,8 @@
 //   - lists: a whole tools/list (every page) through the bridge (one
 //     server's list), through a gateway of that one server, and through a
 //     gateway of 10 servers (the merged list, 10 times as many tools, in
-//     pages of at least 100); and the first page alone, through the bridge
-//     and through the gateway of 10.
+//     pages of gateway.MinPageItems or more); and the first page alone,
+//     through the bridge and through the gateway of 10.
 //
 // Requests the front sheds under load (its admission control's 503
 // "Server busy") are counted apart from errors; the client does not retry
