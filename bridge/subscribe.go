@@ -209,3 +209,41 @@ func (b *Bridge) unsubscribe(ks *keySubs, uris []string) {
 		ks.s = nil
 	}
 }
+
+// Subscribe subscribes the backend to the resource uri for a caller
+// described by info, as a front listen stream naming uri alone does: on a
+// legacy backend with resources/subscribe on a shared session of the
+// caller's key, on a modern one with a listen stream of its own, either
+// reference-counted with the front's own streams and legacy sessions, and
+// renewed when the backend restarts. The backend's
+// notifications/resources/updated for uri become the front's Changes (on
+// its Bus; scoped to the caller's principal with IsolatePrincipal). It is
+// for a server that routes subscriptions to this bridge from a front of
+// its own (the gateway package). It returns an error, and subscribes
+// nothing, when the backend does not declare resources.subscribe, when uri
+// is empty, or when the backend refuses; end, called once, drops the
+// reference (the last one unsubscribes the backend). ctx bounds the
+// subscribe only. It is safe for concurrent use.
+func (b *Bridge) Subscribe(ctx context.Context, info *mcp.RequestInfo, uri string) (end func(), err error) {
+	if uri == "" {
+		return nil, mcp.InvalidParams("Invalid params: uri must be a non-empty string")
+	}
+	if r := b.Describe().Capabilities.Resources; r == nil || !r.Subscribe {
+		return nil, mcp.InvalidParams("Invalid params: the server does not support resource subscriptions")
+	}
+	if info == nil {
+		info = &mcp.RequestInfo{}
+	}
+	release, err := b.observeListen(ctx, info, mcp.SubscriptionFilter{ResourceSubscriptions: []string{uri}})
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if release != nil {
+				release()
+			}
+		})
+	}, nil
+}

@@ -271,6 +271,31 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 	if g.tasks {
 		so.Provider = taskGateway{g}
 	}
+	if user := so.Listen.Observe; user != nil {
+		so.Listen.Observe = func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
+			end, err := user(ctx, info, f)
+			if err != nil {
+				return end, err
+			}
+			end2, err := g.observe(ctx, info, f)
+			if err != nil {
+				if end != nil {
+					end()
+				}
+				return nil, err
+			}
+			return func() {
+				if end2 != nil {
+					end2()
+				}
+				if end != nil {
+					end()
+				}
+			}, nil
+		}
+	} else {
+		so.Listen.Observe = g.observe
+	}
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), readiness{g})
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))
@@ -660,8 +685,9 @@ func (g *router) advertisement(intro string) *mcp.Advertisement {
 		list(&caps.Tools, c.Tools)
 		list(&caps.Prompts, c.Prompts)
 		if c.Resources != nil {
-			// The gateway routes no subscriptions to its backends.
-			caps.Resources = &mcp.ResourcesCapability{ListChanged: true}
+			// Subscriptions are routed to the owner of each URI
+			// (subscribe.go): declared when a backend declares them.
+			caps.Resources = &mcp.ResourcesCapability{ListChanged: true, Subscribe: g.subscribable()}
 		}
 		if c.Completions != nil {
 			caps.Completions = &struct{}{}

@@ -28,10 +28,11 @@ type srv struct {
 	templates    []string
 	pageSize     int
 	reads        *atomic.Int32
+	interceptors []mcp.Interceptor
 }
 
 func (s srv) build() *mcp.Server {
-	m := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: s.name, Version: "1.0.0"}, Instructions: s.instructions, Logger: quiet, PageSize: s.pageSize})
+	m := mcp.NewServer(&mcp.ServerOptions{Info: mcp.Implementation{Name: s.name, Version: "1.0.0"}, Instructions: s.instructions, Logger: quiet, PageSize: s.pageSize, Interceptors: s.interceptors})
 	for _, name := range s.tools {
 		mcp.AddTool(m, &mcp.Tool{Name: name, Description: "Answers who it is."},
 			func(ctx context.Context, req *mcp.ToolRequest, in struct{}) (string, error) {
