@@ -127,8 +127,10 @@ type Options struct {
 	// Server configures the front server. Its Provider is the gateway.
 	// An empty Info.Name is "mcpkit-gateway". Its Instructions, when set,
 	// come before the backends' sections. A nil Bus is a LocalBus shared
-	// with the backends' bridges, so their list changes reach the front's
-	// listeners.
+	// with the backends' bridges, so their list changes and resource
+	// updates reach the front's listeners. Its Listen.Observe, when set,
+	// runs before the gateway's own, which routes resource subscriptions
+	// to the backends.
 	Server mcp.ServerOptions
 	// Bridge is the template of every backend's bridge.Options; its
 	// Backend, Server and Logger are set per backend.
