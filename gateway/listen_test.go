@@ -162,3 +162,37 @@ func TestResourceSubscriptionsRouted(t *testing.T) {
 		})
 	}
 }
+
+// The front declares resources.subscribe when a backend does; a
+// subscription to a URI whose backend does not declare it is refused
+// naming the backend, and a gateway of such backends only declares none.
+func TestResourceSubscriptionsUnsupported(t *testing.T) {
+	a, aCalls := subscribed(srv{name: "a", resources: []string{"file:///a"}})
+	a.Advertise(&mcp.Advertisement{Capabilities: mcp.ServerCapabilities{Resources: &mcp.ResourcesCapability{}}})
+	b := srv{name: "b", resources: []string{"file:///b"}}.backend()
+	ab := gateway.Backend{Name: "a", Transport: func() client.Transport { return &client.MemoryTransport{Server: a} }}
+
+	_, only := start(t, []gateway.Backend{ab}, nil)
+	if r := only.Capabilities().Resources; r == nil || r.Subscribe {
+		t.Errorf("a gateway of a backend without subscriptions declares resources %+v, want no subscribe", r)
+	}
+
+	_, c := start(t, []gateway.Backend{ab, b}, nil)
+	if r := c.Capabilities().Resources; r == nil || !r.Subscribe {
+		t.Fatalf("resources capability = %+v, want subscribe (backend b has it)", r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for ev, err := range c.Listen(ctx, client.ListenFilter{ResourceSubscriptions: []string{"file:///b", "file:///a"}}) {
+		var e *mcp.Error
+		if !errors.As(err, &e) || e.Code != -32602 || !strings.Contains(e.Message, "backend a") {
+			t.Errorf("listen = %+v, %v; want -32602 naming backend a", ev, err)
+		}
+		break
+	}
+	select {
+	case u := <-aCalls:
+		t.Errorf("backend a was subscribed to %q", u)
+	default:
+	}
+}
