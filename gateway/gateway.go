@@ -146,6 +146,13 @@ type Options struct {
 	// down: when one goes down or comes back, listeners get list_changed
 	// and server/discover is declared again. Default 1s; mcp.Off never.
 	HealthInterval time.Duration
+	// MaxListTTL, when positive, caps the ttlMs of merged lists:
+	// replicas that reload their file on their own (mcpkit gateway
+	// --watch sets it to the poll interval) may list differently for one
+	// poll interval, and a client should not reuse a list longer than
+	// that. 0 leaves the backends' hints (and Server.Cache.TTL) as they
+	// are.
+	MaxListTTL time.Duration
 }
 
 // Gateway is an MCP server made of many: one bridge per backend, and a
@@ -179,6 +186,8 @@ type router struct {
 	prefer   string
 	required []string // the front's AuthOptions.RequiredScopes
 	res      resourceIndex
+	maxTTL   time.Duration // Options.MaxListTTL
+	cacheTTL time.Duration // the front's Server.Cache.TTL
 }
 
 // backend is one backend of a Gateway.
@@ -441,7 +450,7 @@ func (g *Gateway) watch(every time.Duration) {
 // reused. It fails only when no backend of a first build started, so
 // nothing is left to close then.
 func (g *Gateway) build(ctx context.Context, backends []Backend, prefer string, old *router) (*router, map[*bridge.Bridge]bool, error) {
-	r := &router{log: g.log, named: map[string]*backend{}, prefer: prefer}
+	r := &router{log: g.log, named: map[string]*backend{}, prefer: prefer, maxTTL: g.opts.MaxListTTL, cacheTTL: g.opts.Server.Cache.TTL}
 	if a := g.opts.Server.Auth; a != nil {
 		r.required = a.RequiredScopes
 	}

@@ -58,3 +58,29 @@ func TestIndexBounds(t *testing.T) {
 		t.Error("no warning that the index is full")
 	}
 }
+
+// TestCapTTL checks Options.MaxListTTL on a merged list's hint: a longer
+// TTL (the front's default one hour, for 0) is lowered to it, a shorter
+// one and Off stay.
+func TestCapTTL(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		max, cache time.Duration
+		in, want   time.Duration
+	}{
+		{"no cap", 0, 0, time.Hour, time.Hour},
+		{"longer", 5 * time.Second, 0, time.Minute, 5 * time.Second},
+		{"shorter", 5 * time.Second, 0, time.Second, time.Second},
+		{"off", 5 * time.Second, 0, mcp.Off, mcp.Off},
+		{"default one hour", 5 * time.Second, 0, 0, 5 * time.Second},
+		{"default set shorter", 5 * time.Second, time.Second, 0, 0},
+		{"default set longer", 5 * time.Second, time.Minute, 0, 5 * time.Second},
+	} {
+		r := &router{maxTTL: tc.max, cacheTTL: tc.cache}
+		h := &mcp.CacheHint{TTL: tc.in}
+		r.capTTL(h)
+		if h.TTL != tc.want {
+			t.Errorf("%s: TTL %v, want %v", tc.name, h.TTL, tc.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/clip"
@@ -176,6 +177,7 @@ func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string
 	if hint == nil {
 		hint = &mcp.CacheHint{}
 	}
+	g.capTTL(hint)
 	return &mcp.ProvidedResult{Body: body, Cache: hint}, nil
 }
 
@@ -239,6 +241,28 @@ func mergeHint(a, b *mcp.CacheHint) *mcp.CacheHint {
 		a.TTL = b.TTL
 	}
 	return a
+}
+
+// capTTL lowers hint's TTL to Options.MaxListTTL when it is longer (a TTL
+// of 0 stands for the front's Server.Cache.TTL, one hour by default).
+func (g *router) capTTL(hint *mcp.CacheHint) {
+	limit := g.maxTTL
+	if limit <= 0 || hint.TTL == mcp.Off {
+		return
+	}
+	ttl := hint.TTL
+	if ttl == 0 {
+		ttl = g.cacheTTL
+		if ttl == 0 {
+			ttl = time.Hour
+		}
+	}
+	if ttl == mcp.Off {
+		return
+	}
+	if ttl > limit {
+		hint.TTL = limit
+	}
 }
 
 // more reports whether a backend from index i on serves method.

@@ -131,7 +131,7 @@ func gatewayFlags(fs *flag.FlagSet) Runner {
 			defer cancel()
 			var err error
 			g, err = gateway.New(sctx, backends, &gateway.Options{Server: *o, Logger: log, Prefer: cfg.Prefer,
-				Bridge: bridge.Options{MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise, Interceptors: front.backendInterceptors}})
+				MaxListTTL: *watch, Bridge: bridge.Options{MaxSessions: *maxSessions, HoldTimeout: *holdTimeout, AdvertiseURL: *advertise, Interceptors: front.backendInterceptors}})
 			if err != nil {
 				return nil, err
 			}

@@ -1,114 +1,45 @@
 package cli
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"github.com/mcpkit/mcpkit/oauth/oauthtest"
 )
 
-// loginAS is an authorization server on 127.0.0.1 that approves every
-// authorization request at once and mints RFC 9068 access tokens
-// (typ at+jwt) for the resource and scopes asked for.
+// loginAS is the test authorization server (oauth/oauthtest) on
+// 127.0.0.1, which approves every authorization request at once and mints
+// RFC 9068 access tokens for the resource and scopes asked for, with a
+// record of the authorization requests and registrations it saw.
 type loginAS struct {
-	srv *httptest.Server
-	key *ecdsa.PrivateKey
+	*oauthtest.Server
 
 	mu            sync.Mutex
-	audience      string // when set, the aud of every token instead of the resource
-	codes         map[string]url.Values
 	authorized    []url.Values // the authorization requests
 	registrations int
 }
 
 func newLoginAS(t *testing.T) *loginAS {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	a := &loginAS{}
+	record := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a.mu.Lock()
+			switch {
+			case r.Method == http.MethodGet && r.URL.Path == "/authorize":
+				a.authorized = append(a.authorized, r.URL.Query())
+			case r.Method == http.MethodPost && r.URL.Path == "/register":
+				a.registrations++
+			}
+			a.mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
 	}
-	a := &loginAS{key: key, codes: map[string]url.Values{}}
-	mux := http.NewServeMux()
-	enc := base64.RawURLEncoding.EncodeToString
-	pub, _ := key.PublicKey.Bytes()
-	mux.HandleFunc("GET /jwks", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{{"kty": "EC", "crv": "P-256", "kid": "k1", "x": enc(pub[1:33]), "y": enc(pub[33:])}}})
-	})
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		u := a.srv.URL
-		json.NewEncoder(w).Encode(map[string]any{
-			"issuer": u, "jwks_uri": u + "/jwks", "authorization_endpoint": u + "/authorize", "token_endpoint": u + "/token",
-			"registration_endpoint": u + "/register", "code_challenge_methods_supported": []string{"S256"},
-			"token_endpoint_auth_methods_supported":          []string{"none"},
-			"authorization_response_iss_parameter_supported": true,
-		})
-	})
-	mux.HandleFunc("POST /register", func(w http.ResponseWriter, r *http.Request) {
-		a.mu.Lock()
-		a.registrations++
-		id := fmt.Sprintf("cli-%d", a.registrations)
-		a.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(201)
-		json.NewEncoder(w).Encode(map[string]string{"client_id": id, "token_endpoint_auth_method": "none"})
-	})
-	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		code := enc([]byte(fmt.Sprint(time.Now().UnixNano())))
-		a.mu.Lock()
-		a.codes[code] = q
-		a.authorized = append(a.authorized, q)
-		a.mu.Unlock()
-		ru, err := url.Parse(q.Get("redirect_uri"))
-		if err != nil || ru.Hostname() != "127.0.0.1" {
-			http.Error(w, "bad redirect_uri", 400)
-			return
-		}
-		ru.RawQuery = url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {a.srv.URL}}.Encode()
-		http.Redirect(w, r, ru.String(), http.StatusFound)
-	})
-	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
-		r.ParseForm()
-		a.mu.Lock()
-		q, ok := a.codes[r.PostForm.Get("code")]
-		delete(a.codes, r.PostForm.Get("code"))
-		aud := a.audience
-		a.mu.Unlock()
-		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		w.Header().Set("Content-Type", "application/json")
-		if !ok || r.PostForm.Get("grant_type") != "authorization_code" || enc(sum[:]) != q.Get("code_challenge") || r.PostForm.Get("resource") != q.Get("resource") {
-			w.WriteHeader(400)
-			json.NewEncoder(w).Encode(map[string]string{"error": "invalid_grant"})
-			return
-		}
-		if aud == "" {
-			aud = q.Get("resource")
-		}
-		tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{
-			"iss": a.srv.URL, "sub": "ada", "aud": aud, "scope": q.Get("scope"), "client_id": q.Get("client_id"),
-			"iat": time.Now().Unix(), "exp": time.Now().Add(5 * time.Minute).Unix(), "jti": enc(sum[:8]),
-		})
-		tok.Header["kid"] = "k1"
-		tok.Header["typ"] = "at+jwt"
-		s, _ := tok.SignedString(key)
-		json.NewEncoder(w).Encode(map[string]any{"access_token": s, "token_type": "Bearer", "expires_in": 300})
-	})
-	a.srv = httptest.NewServer(mux)
-	t.Cleanup(a.srv.Close)
+	a.Server = oauthtest.NewServer(t, &oauthtest.Options{Subject: "ada", Wrap: record})
 	return a
 }
 
@@ -116,6 +47,12 @@ func (a *loginAS) authorizations() []url.Values {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]url.Values(nil), a.authorized...)
+}
+
+func (a *loginAS) registered() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.registrations
 }
 
 // fakeBrowser follows the sign-in URL and its redirect, as a browser would.
@@ -143,7 +80,7 @@ func TestLoginEndToEnd(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", cfg)
 	t.Setenv("HOME", cfg)
 	fakeBrowser(t)
-	srv, _ := startServe(t, "--addr", "127.0.0.1:0", "--auth-issuer", as.srv.URL, "--auth-scopes", "mcp:tools", "--auth-whoami-scopes", "mcp:admin")
+	srv, _ := startServe(t, "--addr", "127.0.0.1:0", "--auth-issuer", as.URL, "--auth-scopes", "mcp:tools", "--auth-whoami-scopes", "mcp:admin")
 
 	cli := func(args ...string) (int, string, string) {
 		var out, errb strings.Builder
@@ -186,8 +123,8 @@ func TestLoginEndToEnd(t *testing.T) {
 	if len(auths) != 2 || auths[1].Get("scope") != "mcp:tools mcp:admin" {
 		t.Fatalf("step-up authorization: %v", auths)
 	}
-	if as.registrations != 1 {
-		t.Errorf("%d registrations, want 1 (the registration is kept)", as.registrations)
+	if n := as.registered(); n != 1 {
+		t.Errorf("%d registrations, want 1 (the registration is kept)", n)
 	}
 
 	// The same step-up as a legacy (2025-11-25) client: the server's 403
@@ -216,9 +153,7 @@ func TestLoginEndToEnd(t *testing.T) {
 
 	// A token minted for another audience is refused by the server; the
 	// client signs in once more and then gives up.
-	as.mu.Lock()
-	as.audience = "https://elsewhere.example/mcp"
-	as.mu.Unlock()
+	as.SetAudience("https://elsewhere.example/mcp")
 	code, out, errOut = cli("call", "--auth", srv, "echo", `{"text":"x"}`)
 	if code == exitOK || !strings.Contains(errOut, "unauthorized") {
 		t.Fatalf("another audience: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)

@@ -3,23 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"github.com/mcpkit/mcpkit/internal/mcpwire"
+	"github.com/mcpkit/mcpkit/oauth/oauthtest"
 )
 
 // lockedBuffer collects the server's log output while the test reads it.
@@ -48,37 +41,14 @@ func (b *lockedBuffer) String() string {
 	return b.b.String()
 }
 
-// localIssuer serves a JWK Set with one P-256 key on 127.0.0.1 and mints
-// tokens with it.
+// localIssuer starts a test authorization server (oauth/oauthtest) on
+// 127.0.0.1 and returns its URL and a function that mints an access
+// token for subject "ada" with the audience and scope given.
 func localIssuer(t *testing.T) (url string, mint func(aud, scope string) string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, _ := key.PublicKey.Bytes()
-	enc := base64.RawURLEncoding.EncodeToString
-	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{"kty": "EC", "crv": "P-256", "kid": "k1", "x": enc(pub[1:33]), "y": enc(pub[33:])}}})
-	var srv *httptest.Server
-	mux := http.NewServeMux()
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) { w.Write(jwks) })
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]string{"issuer": srv.URL, "jwks_uri": srv.URL + "/jwks"})
-	})
-	srv = httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL, func(aud, scope string) string {
-		tok := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{
-			"iss": srv.URL, "sub": "ada", "aud": aud, "scope": scope,
-			"iat": time.Now().Unix(), "exp": time.Now().Add(time.Minute).Unix(),
-		})
-		tok.Header["kid"] = "k1"
-		tok.Header["typ"] = "at+jwt"
-		s, err := tok.SignedString(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	as := oauthtest.NewServer(t, &oauthtest.Options{Subject: "ada"})
+	return as.URL, func(aud, scope string) string {
+		return as.Token(&oauthtest.TokenOptions{Audience: aud, Scopes: strings.Fields(scope), Expiry: time.Minute})
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -502,7 +503,7 @@ func (s *Server) serveAuthorize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown client_id", http.StatusBadRequest)
 		return
 	}
-	if redirect == "" || (len(c.redirects) > 0 && !slices.Contains(c.redirects, redirect)) {
+	if redirect == "" || (len(c.redirects) > 0 && !slices.ContainsFunc(c.redirects, func(r string) bool { return sameRedirect(r, redirect) })) {
 		http.Error(w, "redirect_uri missing or not registered", http.StatusBadRequest)
 		return
 	}
@@ -652,4 +653,21 @@ func randomString() string {
 	b := make([]byte, 18)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// sameRedirect reports whether the redirect URI a client asks for is the
+// one it registered: the same string, or, for a loopback IP literal over
+// http, the same but for the port, which a native app picks anew each time
+// (RFC 8252, section 7.3).
+func sameRedirect(registered, asked string) bool {
+	if registered == asked {
+		return true
+	}
+	r, err1 := url.Parse(registered)
+	a, err2 := url.Parse(asked)
+	if err1 != nil || err2 != nil || r.Scheme != "http" || a.Scheme != "http" {
+		return false
+	}
+	ip := net.ParseIP(r.Hostname())
+	return ip != nil && ip.IsLoopback() && r.Hostname() == a.Hostname() && r.Path == a.Path && r.RawQuery == a.RawQuery
 }
