@@ -44,6 +44,7 @@ import (
 
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/internal/clip"
+	"github.com/mcpkit/mcpkit/internal/listenhook"
 	"github.com/mcpkit/mcpkit/mcp"
 )
 
@@ -274,31 +275,7 @@ func New(ctx context.Context, opts *Options) (*Bridge, error) {
 		o.TaskTools = maps.Clone(o.TaskTools)
 		so.Provider = taskBridge{b}
 	}
-	if user := so.Listen.Observe; user != nil {
-		so.Listen.Observe = func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
-			end, err := user(ctx, info, f)
-			if err != nil {
-				return end, err
-			}
-			end2, err := b.observeListen(ctx, info, f)
-			if err != nil {
-				if end != nil {
-					end()
-				}
-				return nil, err
-			}
-			return func() {
-				if end2 != nil {
-					end2()
-				}
-				if end != nil {
-					end()
-				}
-			}, nil
-		}
-	} else {
-		so.Listen.Observe = b.observeListen
-	}
+	so.Listen.Observe = listenhook.Chain(so.Listen.Observe, b.observeListen)
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), mcp.ReadyFunc(b.ready))
 	b.srv = mcp.NewServer(&so)
 	b.front.Store(b.srv)

@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -29,6 +31,35 @@ type TaskTool struct {
 	// StartTask before it asks does. Without it, such a request is an
 	// input_required round of the tools/call itself, before any task.
 	InputStartsTask bool
+}
+
+// taskToolSuffix marks InputStartsTask in the text form of a TaskTool.
+const taskToolSuffix = ",input-starts-task"
+
+// MarshalText encodes t as "MODE" or "MODE,input-starts-task", MODE
+// being none, optional or required.
+func (t TaskTool) MarshalText() ([]byte, error) {
+	b, err := t.Support.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	if t.InputStartsTask {
+		b = append(b, taskToolSuffix...)
+	}
+	return b, nil
+}
+
+// UnmarshalText reads the form MarshalText writes, as `mcpkit bridge
+// --task-tool NAME=MODE[,input-starts-task]` and the gateway's
+// task_tools take it.
+func (t *TaskTool) UnmarshalText(text []byte) error {
+	mode, starts := strings.CutSuffix(string(text), taskToolSuffix)
+	var s mcp.TaskSupport
+	if err := s.UnmarshalText([]byte(mode)); err != nil {
+		return fmt.Errorf("%w (optionally followed by %s)", err, taskToolSuffix)
+	}
+	*t = TaskTool{Support: s, InputStartsTask: starts}
+	return nil
 }
 
 // taskBridge is the front's provider when tasks are on: the Bridge, plus

@@ -447,11 +447,9 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 			if err := p.scalar(v, what+": tasks", "!!str", &text); err != nil {
 				return err
 			}
-			t, err := parseTaskSupport(text)
-			if err != nil {
+			if err := s.Tasks.UnmarshalText([]byte(text)); err != nil {
 				return p.errf(v, "%s: tasks: %v", what, err)
 			}
-			s.Tasks = t
 		case "task_tools":
 			s.TaskTools = map[string]bridge.TaskTool{}
 			return p.members(v, what+": task_tools", nil, func(tool string, kn, v *yaml.Node) error {
@@ -462,12 +460,11 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 				if err := p.scalar(v, what+": task_tools: "+tool, "!!str", &text); err != nil {
 					return err
 				}
-				mode, starts := strings.CutSuffix(text, ",input-starts-task")
-				t, err := parseTaskSupport(mode)
-				if err != nil {
-					return p.errf(v, "%s: task_tools: %s: %v (optionally followed by ,input-starts-task)", what, tool, err)
+				var t bridge.TaskTool
+				if err := t.UnmarshalText([]byte(text)); err != nil {
+					return p.errf(v, "%s: task_tools: %s: %v", what, tool, err)
 				}
-				s.TaskTools[tool] = bridge.TaskTool{Support: t, InputStartsTask: starts}
+				s.TaskTools[tool] = t
 				return nil
 			})
 		case "inherit_env":
@@ -515,19 +512,6 @@ func (p *parser) server(name string, kn, n *yaml.Node) (*ServerConfig, error) {
 		return nil, p.errf(headersNode, "%s: headers are for a url, not a command", what)
 	}
 	return s, nil
-}
-
-// parseTaskSupport parses none, optional or required.
-func parseTaskSupport(text string) (mcp.TaskSupport, error) {
-	switch text {
-	case "none":
-		return mcp.TaskNone, nil
-	case "optional":
-		return mcp.TaskOptional, nil
-	case "required":
-		return mcp.TaskRequired, nil
-	}
-	return mcp.TaskNone, fmt.Errorf("%q: want none, optional or required", text)
 }
 
 // scopes decodes a list of OAuth scopes: printable ASCII without spaces,

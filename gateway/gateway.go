@@ -18,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit/client"
 	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
+	"github.com/mcpkit/mcpkit/internal/listenhook"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
 )
@@ -282,31 +283,7 @@ func New(ctx context.Context, backends []Backend, opts *Options) (*Gateway, erro
 	if g.tasks {
 		so.Provider = taskGateway{g}
 	}
-	if user := so.Listen.Observe; user != nil {
-		so.Listen.Observe = func(ctx context.Context, info *mcp.RequestInfo, f mcp.SubscriptionFilter) (func(), error) {
-			end, err := user(ctx, info, f)
-			if err != nil {
-				return end, err
-			}
-			end2, err := g.observe(ctx, info, f)
-			if err != nil {
-				if end != nil {
-					end()
-				}
-				return nil, err
-			}
-			return func() {
-				if end2 != nil {
-					end2()
-				}
-				if end != nil {
-					end()
-				}
-			}, nil
-		}
-	} else {
-		so.Listen.Observe = g.observe
-	}
+	so.Listen.Observe = listenhook.Chain(so.Listen.Observe, g.observe)
 	so.ReadyChecks = append(append([]mcp.ReadyChecker(nil), so.ReadyChecks...), readiness{g})
 	g.srv = mcp.NewServer(&so)
 	g.srv.Advertise(r.advertisement(g.opts.Server.Instructions))

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -46,6 +47,44 @@ const (
 	// naming it in data.requiredCapabilities.
 	TaskRequired
 )
+
+// String returns "none", "optional" or "required" (the words of
+// UnmarshalText).
+func (t TaskSupport) String() string {
+	switch t {
+	case TaskNone:
+		return "none"
+	case TaskOptional:
+		return "optional"
+	case TaskRequired:
+		return "required"
+	}
+	return "TaskSupport(" + strconv.Itoa(int(t)) + ")"
+}
+
+// MarshalText encodes t as String does.
+func (t TaskSupport) MarshalText() ([]byte, error) {
+	if t > TaskRequired {
+		return nil, errors.New("mcp: " + t.String() + " has no name")
+	}
+	return []byte(t.String()), nil
+}
+
+// UnmarshalText reads "none", "optional" or "required", as configuration
+// files and flags name task support.
+func (t *TaskSupport) UnmarshalText(text []byte) error {
+	switch string(text) {
+	case "none":
+		*t = TaskNone
+	case "optional":
+		*t = TaskOptional
+	case "required":
+		*t = TaskRequired
+	default:
+		return fmt.Errorf("%q: want none, optional or required", text)
+	}
+	return nil
+}
 
 // TaskOptions configures the tasks of a Server. The zero value gives
 // sensible defaults; Off follows the convention of ServerOptions.

@@ -168,15 +168,9 @@ func (w *stderrLog) Write(p []byte) (int, error) {
 // taskSupportFlag is --tasks: none, optional or required.
 type taskSupportFlag struct{ v mcp.TaskSupport }
 
-func (f *taskSupportFlag) String() string {
-	return [...]string{"none", "optional", "required"}[min(int(f.v), 2)]
-}
+func (f *taskSupportFlag) String() string { return f.v.String() }
 
-func (f *taskSupportFlag) Set(v string) error {
-	s, err := parseTaskSupport(v)
-	f.v = s
-	return err
-}
+func (f *taskSupportFlag) Set(v string) error { return f.v.UnmarshalText([]byte(v)) }
 
 // taskToolsFlag is --task-tool NAME=MODE[,input-starts-task], repeatable.
 type taskToolsFlag struct{ m map[string]bridge.TaskTool }
@@ -188,26 +182,13 @@ func (f *taskToolsFlag) Set(v string) error {
 	if !ok || name == "" {
 		return fmt.Errorf("want NAME=none|optional|required[,input-starts-task], got %q", v)
 	}
-	mode, starts := strings.CutSuffix(mode, ",input-starts-task")
-	s, err := parseTaskSupport(mode)
-	if err != nil {
+	var t bridge.TaskTool
+	if err := t.UnmarshalText([]byte(mode)); err != nil {
 		return err
 	}
 	if f.m == nil {
 		f.m = map[string]bridge.TaskTool{}
 	}
-	f.m[name] = bridge.TaskTool{Support: s, InputStartsTask: starts}
+	f.m[name] = t
 	return nil
-}
-
-func parseTaskSupport(v string) (mcp.TaskSupport, error) {
-	switch v {
-	case "none":
-		return mcp.TaskNone, nil
-	case "optional":
-		return mcp.TaskOptional, nil
-	case "required":
-		return mcp.TaskRequired, nil
-	}
-	return mcp.TaskNone, fmt.Errorf("want none, optional or required, got %q", v)
 }
