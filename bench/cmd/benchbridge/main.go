@@ -20,7 +20,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -34,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/bench/load"
 	"github.com/mcpkit/mcpkit/client"
 )
 
@@ -54,10 +54,10 @@ func main() {
 	}
 	targets := []target{
 		{"native (mcpkit serve, HTTP)", func() (string, *exec.Cmd, error) {
-			return startURL(*mcpkit, "serve", "--addr", "127.0.0.1:0", "--fixtures")
+			return load.StartLogged(30*time.Second, *mcpkit, "serve", "--addr", "127.0.0.1:0", "--fixtures")
 		}},
 		{"mcpkit bridge", func() (string, *exec.Cmd, error) {
-			return startURL(*mcpkit, append([]string{"bridge", "--addr", "127.0.0.1:0", "--max-sessions", "1", "--"}, backend...)...)
+			return load.StartLogged(30*time.Second, *mcpkit, append([]string{"bridge", "--addr", "127.0.0.1:0", "--max-sessions", "1", "--"}, backend...)...)
 		}},
 	}
 	if *peers != "" {
@@ -87,50 +87,16 @@ func main() {
 			r := measure(url, n, *duration)
 			fmt.Printf("| %s | %d | %.0f | %s | %s | %d |\n", t.name, n, r.rate, r.p50, r.p99, r.errors)
 		}
-		kill(cmd.Process.Pid)
+		load.KillGroup(cmd)
 		cmd.Process.Kill()
 		cmd.Wait()
-	}
-}
-
-// startURL starts an mcpkit command and returns the URL from its url= log
-// line.
-func startURL(name string, args ...string) (string, *exec.Cmd, error) {
-	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = procAttr()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
-	}
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if _, u, ok := strings.Cut(sc.Text(), "url="); ok {
-				select {
-				case found <- strings.Fields(u)[0]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u, cmd, nil
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
-		return "", nil, fmt.Errorf("%s logged no url= line", name)
 	}
 }
 
 // startPort starts a peer on port and waits until it accepts connections.
 func startPort(port, path, name string, args ...string) (string, *exec.Cmd, error) {
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = load.GroupAttr()
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}

@@ -30,7 +30,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -44,6 +43,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/bench/load"
 	"github.com/mcpkit/mcpkit/client"
 )
 
@@ -66,13 +66,13 @@ func main() {
 	var procs []*exec.Cmd
 	defer func() {
 		for _, p := range procs {
-			kill(p.Process.Pid)
+			load.KillGroup(p)
 			p.Process.Kill()
 			p.Wait()
 		}
 	}()
 	start := func(bin string, args ...string) string {
-		url, cmd, err := startURL(bin, args...)
+		url, cmd, err := load.StartLogged(60*time.Second, bin, args...)
 		if err != nil {
 			fail(err)
 		}
@@ -243,7 +243,7 @@ func compare(what string, n int, d time.Duration, nslices int, targets []target)
 		}
 		ratio := "1"
 		if i > 0 {
-			ratio = fmt.Sprintf("%.2fx", median(ratios[i]))
+			ratio = fmt.Sprintf("%.2fx", load.Median(ratios[i]))
 		}
 		perItem := "-"
 		if s.items > 1 {
@@ -302,49 +302,3 @@ func run(ctx context.Context, name string, clients []*client.Client, o op, d tim
 }
 
 func sortDurations(d []time.Duration) { slices.Sort(d) }
-
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	y := slices.Clone(x)
-	slices.Sort(y)
-	if len(y)%2 == 1 {
-		return y[len(y)/2]
-	}
-	return (y[len(y)/2-1] + y[len(y)/2]) / 2
-}
-
-// startURL starts an mcpkit command and returns the URL from its url= log
-// line.
-func startURL(name string, args ...string) (string, *exec.Cmd, error) {
-	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = procAttr()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, err
-	}
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if _, u, ok := strings.Cut(sc.Text(), "url="); ok {
-				select {
-				case found <- strings.Trim(strings.Fields(u)[0], `"`):
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u, cmd, nil
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
-		return "", nil, fmt.Errorf("%s %s logged no url= line", name, args[0])
-	}
-}

@@ -30,7 +30,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -406,7 +405,7 @@ func goalTable(w io.Writer, rows []goalRow) {
 		if g.procs > 0 {
 			procs = strconv.Itoa(g.procs)
 		}
-		c := median(g.goodput[1])
+		c := load.Median(g.goodput[1])
 		cell := func(m float64) string {
 			v := g.goodput[m]
 			if len(v) == 0 {
@@ -418,17 +417,17 @@ func goalTable(w io.Writer, rows []goalRow) {
 			}
 			r := "-"
 			if c > 0 {
-				r = fmt.Sprintf("%.2f", median(v)/c)
+				r = fmt.Sprintf("%.2f", load.Median(v)/c)
 			}
 			if g.capacity > 0 {
-				r += fmt.Sprintf("; %.2f", median(v)/g.capacity)
+				r += fmt.Sprintf("; %.2f", load.Median(v)/g.capacity)
 			}
-			cores := median(g.cores[m])
+			cores := load.Median(g.cores[m])
 			perCore := "-"
 			if cores > 0 {
-				perCore = num(median(v) / cores)
+				perCore = num(load.Median(v) / cores)
 			}
-			return fmt.Sprintf("%s (%s) [%s], %.2f cores + %.2f withheld, %s/s per core", num(median(v)), r, strings.Join(each, ", "), cores, median(g.wait[m]), perCore)
+			return fmt.Sprintf("%s (%s) [%s], %.2f cores + %.2f withheld, %s/s per core", num(load.Median(v)), r, strings.Join(each, ", "), cores, load.Median(g.wait[m]), perCore)
 		}
 		var verdict []string
 		for _, m := range []float64{2, 4} {
@@ -437,7 +436,7 @@ func goalTable(w io.Writer, rows []goalRow) {
 			case len(v) == 0 || c <= 0:
 				verdict = append(verdict, fmt.Sprintf("%gx UNKNOWN", m))
 				all = false
-			case median(v)/c >= goals[m]:
+			case load.Median(v)/c >= goals[m]:
 				verdict = append(verdict, fmt.Sprintf("%gx PASS", m))
 			default:
 				verdict = append(verdict, fmt.Sprintf("%gx FAIL (< %.2f)", m, goals[m]))
@@ -453,18 +452,6 @@ func goalTable(w io.Writer, rows []goalRow) {
 		fmt.Fprintln(w, "Some goals NOT met (see the verdicts above).")
 	}
 	fmt.Fprintf(w, "\nLoad average at the end: %s.\n", load.LoadAverage())
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func ownCapacity(impls []string, c map[string]float64) string {
