@@ -218,7 +218,8 @@ func (c *Call) Attribute(key string) string {
 // callState is what the copies of one intercepted Call share: whether its
 // handler ran, and the attributes the handler attached. It is also the
 // context the handler runs in (the innermost handler's, wrapped), so that
-// Annotate finds it: one allocation per intercepted call.
+// Annotate finds it. An exchange's lives in its exchangeCall; other calls
+// (task runs, a legacy client's requests) allocate one.
 type callState struct {
 	context.Context
 	ran   bool
@@ -370,14 +371,17 @@ func (s *Server) intercept(ctx context.Context, c *Call) (o Outcome, ran bool) {
 		}
 		ran = c.st.ran
 	}()
-	c.st = &callState{}
+	if c.st == nil {
+		c.st = &callState{}
+	}
 	return s.chained(ctx, c), false
 }
 
 // exchangeCall is the Call of an exchange and what running its method
-// needs, in one allocation.
+// needs, its callState included, in one allocation.
 type exchangeCall struct {
 	Call
+	state  callState
 	s      *Server
 	x      *exchange
 	h      methodHandler
@@ -393,7 +397,7 @@ type exchangeCall struct {
 func (x *exchange) newCall(t Transport, ss *session, h methodHandler, n Notifier, dst []byte) *exchangeCall {
 	xc := &exchangeCall{s: x.s, x: x, h: h, n: n, dst: dst, mark: len(dst)}
 	xc.Call = Call{Method: x.method, ID: x.id, Info: &x.info, Params: x.params, Transport: t, session: ss,
-		remote: x.remote, srv: x.s, xc: xc}
+		remote: x.remote, srv: x.s, xc: xc, st: &xc.state}
 	c := &xc.Call
 	if ss != nil {
 		c.SessionID = ss.id
