@@ -14,6 +14,7 @@ import (
 	"time"
 
 	iclient "github.com/mcpkit/mcpkit/internal/client"
+	"github.com/mcpkit/mcpkit/internal/clip"
 	"github.com/mcpkit/mcpkit/internal/protocol"
 	"github.com/mcpkit/mcpkit/jsonrpc"
 	"github.com/mcpkit/mcpkit/mcp"
@@ -494,10 +495,26 @@ func (e *ToolError) Error() string {
 	return "client: tool " + e.Name + " failed: " + msg
 }
 
+// MaxErrorMessage bounds the message of an error a server answers with, as
+// the client returns it (an *mcp.Error): the server chooses its size, and
+// the message goes on to logs and terminals (a bridge logs its backend's).
+// A longer message is cut at a rune boundary and ends with "… (N bytes in
+// all)"; invalid UTF-8 is replaced. The error's data is kept as sent.
+const MaxErrorMessage = 4 << 10
+
+// boundMessage bounds a server's error message to MaxErrorMessage bytes.
+func boundMessage(m string) string {
+	if len(m) <= MaxErrorMessage {
+		return clip.String(m, MaxErrorMessage)
+	}
+	tail := " (" + strconv.Itoa(len(m)) + " bytes in all)"
+	return clip.String(m, MaxErrorMessage-len(tail)) + tail
+}
+
 // rpcError converts a JSON-RPC error to an *mcp.Error; Data keeps the raw
 // data.
 func rpcError(e *jsonrpc.Error) *mcp.Error {
-	me := &mcp.Error{Code: e.Code, Message: e.Message}
+	me := &mcp.Error{Code: e.Code, Message: boundMessage(e.Message)}
 	if len(e.Data) > 0 {
 		me.Data = json.RawMessage(append([]byte(nil), e.Data...))
 	}

@@ -133,14 +133,14 @@ func (g *router) list(ctx context.Context, req *mcp.MethodRequest, member string
 				if ctx.Err() != nil {
 					return nil, f.err
 				}
-				g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", method, "err", f.err)
+				g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", method, "err", clip.String(f.err.Error(), 1024))
 				continue
 			}
 			var nc string
 			var added int
 			body, added, nc, err = g.renamePage(b, member, k, f.res.Body, caller, body, n > 0)
 			if err != nil {
-				g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", method, "err", err)
+				g.log.Warn("gateway: a backend's list is left out", "backend", b.name, "method", method, "err", clip.String(err.Error(), 1024))
 				continue
 			}
 			n += added
