@@ -132,13 +132,18 @@ func (w *notifyWatch) change(k int, timeout time.Duration, trigger func() error)
 			return t0, nil, fmt.Errorf("change %d: %d of %d listeners received notifications/tools/list_changed within %s", k, w.total.Load()-want+int64(n), n, timeout)
 		}
 	}
+	// The total reached the target: either every listener has its one
+	// notification, or one has two and another none yet. Name the one with
+	// two first, whatever the order the listeners are checked in.
+	for _, s := range w.streams {
+		if s.notes.got.Load() > int64(k) {
+			return t0, nil, fmt.Errorf("listener %d received two notifications for one change", s.id)
+		}
+	}
 	delays := make([]time.Duration, 0, n)
 	for _, s := range w.streams {
 		nt := &s.notes
-		switch got := nt.got.Load(); {
-		case got > int64(k):
-			return t0, nil, fmt.Errorf("listener %d received two notifications for one change", s.id)
-		case got < int64(k):
+		if nt.got.Load() < int64(k) {
 			return t0, nil, fmt.Errorf("listener %d: no notification for change %d while another listener had two", s.id, k)
 		}
 		nt.mu.Lock()
